@@ -1,0 +1,28 @@
+#include "framework/autograd/flat_parameters.h"
+
+namespace luong {
+
+FlatParameters::FlatParameters(std::vector<Variable> params, Device device) : params_(std::move(params)) {
+  LUONG_CHECK(!params_.empty(), "FlatParameters: no parameters");
+  const DType dtype = params_[0].dtype();
+  int64_t total = 0;
+  for (const auto& p : params_) {
+    LUONG_CHECK(p.dtype() == dtype, "FlatParameters: parameter '", p.name(), "' is ", p.dtype(), " but '",
+                params_[0].name(), "' is ", dtype, " (one buffer needs one dtype)");
+    offsets_.push_back(total);
+    total += p.data().numel();
+  }
+  data_ = Tensor::empty({total}, dtype, device);
+  grad_ = Tensor::zeros({total}, dtype, device);
+  for (size_t i = 0; i < params_.size(); ++i) {
+    VariableImpl& impl = *params_[i].impl();
+    const int64_t n = impl.data.numel();
+    Tensor slot = data_.narrow(offsets_[i], n).view(impl.data.shape());
+    slot.copy_(impl.data);
+    impl.data = slot;
+    impl.grad = grad_.narrow(offsets_[i], n).view(impl.data.shape());
+    impl.requires_grad = true;
+  }
+}
+
+}  // namespace luong

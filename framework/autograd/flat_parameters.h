@@ -1,0 +1,34 @@
+// Parameters and their gradients in two contiguous buffers. Each parameter's data and grad become views
+// into them, so all-reduce, clipping, the optimizer and checkpoints each work on one flat span, and a
+// gradient lands directly in the buffer that will be communicated.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "framework/autograd/variable.h"
+
+namespace luong {
+
+class FlatParameters {
+ public:
+  FlatParameters() = default;
+  // Moves the parameters' current values into one buffer on `device` (same dtype for all), and points each
+  // parameter's data and grad at its slice. Parameter order is the order given (it defines the layout).
+  FlatParameters(std::vector<Variable> params, Device device);
+
+  Tensor& data() { return data_; }  // (total,)
+  Tensor& grad() { return grad_; }  // (total,)
+  const Tensor& data() const { return data_; }
+  const Tensor& grad() const { return grad_; }
+  const std::vector<Variable>& params() const { return params_; }
+  int64_t offset(size_t i) const { return offsets_[i]; }  // element offset of parameter i
+  int64_t numel() const { return data_.defined() ? data_.numel() : 0; }
+  void zero_grad() { grad_.zero_(); }
+
+ private:
+  std::vector<Variable> params_;
+  std::vector<int64_t> offsets_;
+  Tensor data_, grad_;
+};
+
+}  // namespace luong

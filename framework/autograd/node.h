@@ -1,0 +1,52 @@
+// Node: the backward half of an op. Each op is a struct deriving from Node whose static forward() computes
+// the result and saves, as named members, exactly what backward needs; backward() reads the gradients of
+// the outputs and accumulates (+=) into the gradients of the inputs.
+#pragma once
+#include <initializer_list>
+#include <memory>
+#include <vector>
+
+#include "framework/autograd/variable.h"
+
+namespace luong {
+
+class Node {
+ public:
+  virtual ~Node() = default;
+  virtual const char* name() const = 0;
+  virtual void backward() = 0;
+
+  const std::vector<std::shared_ptr<VariableImpl>>& inputs() const { return inputs_; }
+  // Called by the engine after backward: drops the saved tensors and the edges to the inputs.
+  void release();
+
+  // Wires outputs to this node when recording is on and some input needs a gradient; otherwise the
+  // outputs are plain leaves. Returns the outputs as Variables.
+  static bool should_record(std::initializer_list<const Variable*> inputs);
+  static std::vector<Variable> attach(const std::shared_ptr<Node>& node, std::vector<Variable> inputs,
+                                      std::vector<Tensor> outputs);
+  static Variable attach(const std::shared_ptr<Node>& node, std::vector<Variable> inputs, Tensor output) {
+    return attach(node, std::move(inputs), std::vector<Tensor>{std::move(output)})[0];
+  }
+
+ protected:
+  // Gradient of output k, or an undefined tensor when nothing downstream produced one.
+  const Tensor& out_grad(int k = 0) const;
+  bool needs_grad(int i) const { return inputs_[static_cast<size_t>(i)]->requires_grad; }
+  const Tensor& input_data(int i) const { return inputs_[static_cast<size_t>(i)]->data; }
+  // The gradient buffer of input i, zero-filled on first use, for kernels that accumulate in place.
+  Tensor& grad_slot(int i);
+  // Adds t into input i's gradient (copies t when the slot is empty, so t may be shared).
+  void accumulate_grad(int i, const Tensor& t);
+  // Like accumulate_grad, but t is freshly computed and owned by the caller, so it can be adopted.
+  void accumulate_grad_owned(int i, Tensor&& t);
+  // Ops free their saved tensors here (default: nothing saved beyond members released by destruction).
+  virtual void release_saved() {}
+
+ private:
+  std::vector<std::shared_ptr<VariableImpl>> inputs_;
+  std::vector<std::weak_ptr<VariableImpl>> outputs_;
+  static const Tensor kUndefined;
+};
+
+}  // namespace luong

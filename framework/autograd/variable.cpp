@@ -1,0 +1,95 @@
+#include "framework/autograd/variable.h"
+
+#include "framework/autograd/node.h"
+#include "framework/ops/tensor_math.h"
+
+namespace luong {
+namespace {
+thread_local bool g_grad_enabled = true;
+}
+
+bool GradMode::enabled() { return g_grad_enabled; }
+void GradMode::set_enabled(bool on) { g_grad_enabled = on; }
+
+Variable::Variable(Tensor data, bool requires_grad, std::string name) : impl_(std::make_shared<VariableImpl>()) {
+  impl_->data = std::move(data);
+  impl_->requires_grad = requires_grad;
+  impl_->name = std::move(name);
+}
+
+const Tensor Node::kUndefined;
+
+bool Node::should_record(std::initializer_list<const Variable*> inputs) {
+  if (!GradMode::enabled()) return false;
+  for (const Variable* v : inputs)
+    if (v && v->requires_grad()) return true;
+  return false;
+}
+
+std::vector<Variable> Node::attach(const std::shared_ptr<Node>& node, std::vector<Variable> inputs,
+                                   std::vector<Tensor> outputs) {
+  std::vector<Variable> result;
+  result.reserve(outputs.size());
+  bool record = GradMode::enabled();
+  if (record) {
+    record = false;
+    for (auto& v : inputs) record = record || v.requires_grad();
+  }
+  if (!record) {
+    for (auto& t : outputs) result.emplace_back(std::move(t));
+    node->release();
+    return result;
+  }
+  for (auto& v : inputs) node->inputs_.push_back(v.impl());
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    auto impl = std::make_shared<VariableImpl>();
+    impl->data = std::move(outputs[k]);
+    impl->requires_grad = true;
+    impl->grad_fn = node;
+    impl->output_index = static_cast<int>(k);
+    node->outputs_.push_back(impl);
+    result.emplace_back(impl);
+  }
+  return result;
+}
+
+void Node::release() {
+  inputs_.clear();
+  outputs_.clear();
+  release_saved();
+}
+
+const Tensor& Node::out_grad(int k) const {
+  auto out = outputs_[static_cast<size_t>(k)].lock();
+  return out ? out->grad : kUndefined;
+}
+
+Tensor& Node::grad_slot(int i) {
+  VariableImpl& in = *inputs_[static_cast<size_t>(i)];
+  if (!in.grad.defined()) in.grad = Tensor::zeros(in.data.shape(), in.data.dtype(), in.data.device());
+  return in.grad;
+}
+
+void Node::accumulate_grad(int i, const Tensor& t) {
+  VariableImpl& in = *inputs_[static_cast<size_t>(i)];
+  LUONG_CHECK(t.numel() == in.data.numel(), name(), " backward: gradient ", t.describe(), " for input ",
+              in.data.describe());
+  if (!in.grad.defined()) {
+    in.grad = t.clone().view(in.data.shape());
+    return;
+  }
+  add_(in.grad, t);
+}
+
+void Node::accumulate_grad_owned(int i, Tensor&& t) {
+  VariableImpl& in = *inputs_[static_cast<size_t>(i)];
+  LUONG_CHECK(t.numel() == in.data.numel(), name(), " backward: gradient ", t.describe(), " for input ",
+              in.data.describe());
+  if (!in.grad.defined()) {
+    in.grad = std::move(t).view(in.data.shape());
+    return;
+  }
+  add_(in.grad, t);
+}
+
+}  // namespace luong

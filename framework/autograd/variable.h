@@ -1,0 +1,82 @@
+// Variable: a tensor plus its place in the define-by-run graph.
+// Leaves (parameters, inputs) hold their gradient; interior variables point at the Node that made them.
+// Nodes hold their inputs strongly and their outputs weakly, so the graph is a DAG of shared_ptrs with no
+// cycles, and it is freed as soon as the last output a user holds goes away or backward has run.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/tensor/tensor.h"
+
+namespace luong {
+
+class Node;
+struct VariableImpl;
+
+// Fired once per backward pass when a leaf's gradient is final (no more contributions can arrive).
+using GradReadyHook = std::function<void(VariableImpl&)>;
+
+struct VariableImpl {
+  Tensor data;
+  Tensor grad;  // leaves: accumulated across passes until zeroed; interior: freed once consumed
+  bool requires_grad = false;
+  std::shared_ptr<Node> grad_fn;  // null for leaves
+  int output_index = 0;           // which output of grad_fn this is
+  std::string name;               // parameter name (for messages and hooks)
+  GradReadyHook grad_ready_hook;
+};
+
+class Variable {
+ public:
+  Variable() = default;
+  explicit Variable(Tensor data, bool requires_grad = false, std::string name = {});
+  explicit Variable(std::shared_ptr<VariableImpl> impl) : impl_(std::move(impl)) {}
+
+  bool defined() const { return impl_ != nullptr; }
+  const Tensor& data() const { return impl_->data; }
+  Tensor& data() { return impl_->data; }
+  const Tensor& grad() const { return impl_->grad; }
+  bool requires_grad() const { return impl_ && impl_->requires_grad; }
+  bool is_leaf() const { return impl_->grad_fn == nullptr; }
+  const std::string& name() const { return impl_->name; }
+  const Shape& shape() const { return impl_->data.shape(); }
+  int64_t size(int64_t d) const { return impl_->data.size(d); }
+  int64_t dim() const { return impl_->data.dim(); }
+  DType dtype() const { return impl_->data.dtype(); }
+  Device device() const { return impl_->data.device(); }
+  const std::shared_ptr<VariableImpl>& impl() const { return impl_; }
+
+  // Backpropagates from this scalar (gradient 1), or from this variable with the given output gradient.
+  void backward() const;
+  void backward(const Tensor& grad_output) const;
+  // A leaf sharing the data, cut from the graph.
+  Variable detach() const { return Variable(impl_->data, false); }
+  void set_grad_ready_hook(GradReadyHook hook) { impl_->grad_ready_hook = std::move(hook); }
+  // Points the gradient at a caller-owned buffer (a view into a flat gradient bucket).
+  void set_grad_buffer(Tensor grad) { impl_->grad = std::move(grad); }
+
+ private:
+  std::shared_ptr<VariableImpl> impl_;
+};
+
+// Gradient recording is on by default; NoGradGuard turns it off for a scope (evaluation, decoding).
+class GradMode {
+ public:
+  static bool enabled();
+  static void set_enabled(bool on);
+};
+
+class NoGradGuard {
+ public:
+  NoGradGuard() : prev_(GradMode::enabled()) { GradMode::set_enabled(false); }
+  ~NoGradGuard() { GradMode::set_enabled(prev_); }
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
+}  // namespace luong

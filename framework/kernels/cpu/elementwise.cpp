@@ -1,0 +1,173 @@
+#include "framework/kernels/cpu/elementwise.h"
+
+#include <cmath>
+
+#include "framework/core/philox.h"
+#include "framework/kernels/cpu/parallel.h"
+
+namespace luong::cpu {
+
+template <class T>
+void unary_forward(UnaryKind k, int64_t n, const T* x, T* y) {
+  switch (k) {
+    case UnaryKind::tanh:
+#pragma omp parallel for schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]);
+      break;
+    case UnaryKind::sigmoid:
+#pragma omp parallel for schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) y[i] = T(1) / (T(1) + std::exp(-x[i]));
+      break;
+    case UnaryKind::relu:
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) y[i] = x[i] > T(0) ? x[i] : T(0);
+      break;
+    case UnaryKind::exp:
+#pragma omp parallel for schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
+      break;
+    case UnaryKind::log:
+#pragma omp parallel for schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) y[i] = std::log(x[i]);
+      break;
+    case UnaryKind::neg:
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) y[i] = -x[i];
+      break;
+    case UnaryKind::sqrt:
+#pragma omp parallel for schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) y[i] = std::sqrt(x[i]);
+      break;
+  }
+}
+
+template <class T>
+void unary_backward(UnaryKind k, int64_t n, const T* x, const T* y, const T* gy, T* gx) {
+  switch (k) {
+    case UnaryKind::tanh:  // d tanh = 1 - y^2
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) gx[i] += gy[i] * (T(1) - y[i] * y[i]);
+      break;
+    case UnaryKind::sigmoid:  // d sigmoid = y (1 - y)
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) gx[i] += gy[i] * y[i] * (T(1) - y[i]);
+      break;
+    case UnaryKind::relu:
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) gx[i] += x[i] > T(0) ? gy[i] : T(0);
+      break;
+    case UnaryKind::exp:
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) gx[i] += gy[i] * y[i];
+      break;
+    case UnaryKind::log:
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) gx[i] += gy[i] / x[i];
+      break;
+    case UnaryKind::neg:
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) gx[i] -= gy[i];
+      break;
+    case UnaryKind::sqrt:
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) gx[i] += gy[i] / (T(2) * y[i]);
+      break;
+  }
+}
+
+template <class T>
+void binary_forward(BinaryKind k, int64_t n, int64_t na, const T* a, int64_t nb, const T* b, T* out) {
+  auto run = [&](auto op) {
+    if (na == n && nb == n) {
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+      for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
+      return;
+    }
+    // One operand repeats with period p over rows of the other.
+    const int64_t p = na == n ? nb : na;
+    const int64_t rows = p ? n / p : 0;
+#pragma omp parallel for schedule(static) if (n > kParallelGrain)
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* ar = na == n ? a + r * p : a;
+      const T* br = nb == n ? b + r * p : b;
+      T* o = out + r * p;
+#pragma omp simd
+      for (int64_t j = 0; j < p; ++j) o[j] = op(ar[j], br[j]);
+    }
+  };
+  switch (k) {
+    case BinaryKind::add: run([](T x, T y) { return x + y; }); break;
+    case BinaryKind::sub: run([](T x, T y) { return x - y; }); break;
+    case BinaryKind::mul: run([](T x, T y) { return x * y; }); break;
+    case BinaryKind::div: run([](T x, T y) { return x / y; }); break;
+  }
+}
+
+template <class T>
+void sum_rows_accumulate(int64_t rows, int64_t cols, const T* x, T* out) {
+  // Parallel over columns; each column sums its rows in order, so the result is thread-count independent.
+#pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain && cols >= 64)
+  for (int64_t j0 = 0; j0 < cols; j0 += 64) {
+    const int64_t j1 = j0 + 64 < cols ? j0 + 64 : cols;
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* xr = x + r * cols;
+      for (int64_t j = j0; j < j1; ++j) out[j] += xr[j];
+    }
+  }
+}
+
+template <class T>
+void affine(int64_t n, const T* x, T alpha, T beta, T* y) {
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) y[i] = alpha * x[i] + beta;
+}
+
+template <class T>
+void axpy(int64_t n, T alpha, const T* x, T* y) {
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+}
+
+template <class T>
+void mul(int64_t n, const T* x, const T* m, T* y) {
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * m[i];
+}
+
+template <class T>
+void masked_fill(int64_t n, const T* x, int64_t n_mask, const uint8_t* mask, T value, T* y) {
+#pragma omp parallel for schedule(static) if (n > kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) y[i] = mask[i % n_mask] ? value : x[i];
+}
+
+template <class T>
+void masked_fill_backward(int64_t n, const T* gy, int64_t n_mask, const uint8_t* mask, T* gx) {
+#pragma omp parallel for schedule(static) if (n > kParallelGrain)
+  for (int64_t i = 0; i < n; ++i)
+    if (!mask[i % n_mask]) gx[i] += gy[i];
+}
+
+template <class T>
+void dropout_mask(int64_t n, float p, uint64_t seed, uint64_t offset, T* m) {
+  const T scale = T(1) / (T(1) - static_cast<T>(p));
+#pragma omp parallel for schedule(static) if (n > kParallelGrain)
+  for (int64_t i = 0; i < n; ++i)
+    m[i] = philox_uniform_at(seed, offset, static_cast<uint64_t>(i)) >= p ? scale : T(0);
+}
+
+#define LUONG_INSTANTIATE(T)                                                                       \
+  template void unary_forward<T>(UnaryKind, int64_t, const T*, T*);                                \
+  template void unary_backward<T>(UnaryKind, int64_t, const T*, const T*, const T*, T*);           \
+  template void binary_forward<T>(BinaryKind, int64_t, int64_t, const T*, int64_t, const T*, T*);  \
+  template void sum_rows_accumulate<T>(int64_t, int64_t, const T*, T*);                            \
+  template void affine<T>(int64_t, const T*, T, T, T*);                                            \
+  template void axpy<T>(int64_t, T, const T*, T*);                                                 \
+  template void mul<T>(int64_t, const T*, const T*, T*);                                           \
+  template void masked_fill<T>(int64_t, const T*, int64_t, const uint8_t*, T, T*);                 \
+  template void masked_fill_backward<T>(int64_t, const T*, int64_t, const uint8_t*, T*);           \
+  template void dropout_mask<T>(int64_t, float, uint64_t, uint64_t, T*);
+LUONG_INSTANTIATE(float)
+LUONG_INSTANTIATE(double)
+#undef LUONG_INSTANTIATE
+
+}  // namespace luong::cpu

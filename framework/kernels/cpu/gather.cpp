@@ -1,0 +1,67 @@
+#include "framework/kernels/cpu/gather.h"
+
+#include <cstring>
+
+#include "framework/kernels/cpu/parallel.h"
+
+namespace luong::cpu {
+
+template <class T>
+int64_t embedding_forward(int64_t n, int64_t dim, int64_t rows, const int64_t* ids, const T* table, T* out) {
+  for (int64_t i = 0; i < n; ++i)
+    if (ids[i] < 0 || ids[i] >= rows) return i;
+#pragma omp parallel for schedule(static) if (n * dim > kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * dim, table + ids[i] * dim, sizeof(T) * static_cast<size_t>(dim));
+  return -1;
+}
+
+template <class T>
+void embedding_backward(int64_t n, int64_t dim, const int64_t* ids, int64_t padding_idx, const T* gout, T* gtable) {
+  for (int64_t i = 0; i < n; ++i) {
+    if (ids[i] == padding_idx) continue;
+    T* dst = gtable + ids[i] * dim;
+    const T* src = gout + i * dim;
+    for (int64_t j = 0; j < dim; ++j) dst[j] += src[j];
+  }
+}
+
+template <class T>
+void copy_block(int64_t outer, int64_t inner, int64_t len, const T* src, int64_t src_len, int64_t src_start, T* dst,
+                int64_t dst_len, int64_t dst_start, bool accumulate) {
+  const int64_t chunk = len * inner;
+#pragma omp parallel for schedule(static) if (outer * chunk > kParallelGrain)
+  for (int64_t o = 0; o < outer; ++o) {
+    const T* s = src + (o * src_len + src_start) * inner;
+    T* d = dst + (o * dst_len + dst_start) * inner;
+    if (accumulate) {
+      for (int64_t i = 0; i < chunk; ++i) d[i] += s[i];
+    } else {
+      std::memcpy(d, s, sizeof(T) * static_cast<size_t>(chunk));
+    }
+  }
+}
+
+template <class T>
+void transpose(int64_t outer, int64_t a, int64_t mid, int64_t b, int64_t inner, const T* src, T* dst, bool accumulate) {
+#pragma omp parallel for schedule(static) if (outer * a * mid * b * inner > kParallelGrain)
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < a; ++i)
+      for (int64_t m = 0; m < mid; ++m)
+        for (int64_t j = 0; j < b; ++j) {
+          const T* s = src + (((o * a + i) * mid + m) * b + j) * inner;
+          T* d = dst + (((o * b + j) * mid + m) * a + i) * inner;
+          for (int64_t k = 0; k < inner; ++k) d[k] = accumulate ? d[k] + s[k] : s[k];
+        }
+}
+
+#define LUONG_INSTANTIATE(T)                                                                                       \
+  template int64_t embedding_forward<T>(int64_t, int64_t, int64_t, const int64_t*, const T*, T*);                \
+  template void embedding_backward<T>(int64_t, int64_t, const int64_t*, int64_t, const T*, T*);                  \
+  template void copy_block<T>(int64_t, int64_t, int64_t, const T*, int64_t, int64_t, T*, int64_t, int64_t, bool); \
+  template void transpose<T>(int64_t, int64_t, int64_t, int64_t, int64_t, const T*, T*, bool);
+LUONG_INSTANTIATE(float)
+LUONG_INSTANTIATE(double)
+LUONG_INSTANTIATE(int64_t)
+#undef LUONG_INSTANTIATE
+
+}  // namespace luong::cpu

@@ -1,0 +1,18 @@
+// The pointwise half of the fused LSTM cell (gate order i, f, g, o as in PyTorch):
+//   i = sigmoid(z_i), f = sigmoid(z_f), g = tanh(z_g), o = sigmoid(z_o)
+//   c = f * c_prev + i * g,  h = o * tanh(c)
+// The GEMMs that produce z = x W + h_prev U + b run through gemm(); this kernel does everything after.
+#pragma once
+#include <cstdint>
+
+namespace luong::cpu {
+
+// z (B, 4H) pre-activations (bias already added); writes activated gates (B, 4H), c (B, H), tanh(c) (B, H), h.
+template <class T>
+void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* tanh_c, T* h);
+// From dh, dc (either may be null = zero) to dz (B, 4H, overwritten) and dc_prev (accumulated, may be null).
+template <class T>
+void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* tanh_c, const T* dh,
+                        const T* dc, T* dz, T* dc_prev);
+
+}  // namespace luong::cpu

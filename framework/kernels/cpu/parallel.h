@@ -1,0 +1,16 @@
+// OpenMP helpers. Work is split into fixed-size blocks independent of the thread count, and reductions
+// combine block partials in block order, so every result is bitwise identical for any number of threads.
+#pragma once
+#include <cstdint>
+
+namespace luong::cpu {
+
+// Below this many elements a loop runs on one thread: the fork/join costs more than it saves.
+constexpr int64_t kParallelGrain = 1 << 15;
+// Block size for deterministic reductions.
+constexpr int64_t kReduceBlock = 1 << 12;
+
+void set_num_threads(int n);
+int num_threads();
+
+}  // namespace luong::cpu

@@ -1,0 +1,90 @@
+#include "framework/kernels/cpu/reduce.h"
+
+#include <cmath>
+#include <vector>
+
+#include "framework/kernels/cpu/parallel.h"
+
+namespace luong::cpu {
+namespace {
+
+// Sums f(x[i]) over fixed blocks of kReduceBlock elements in parallel, then adds the block partials in
+// block order: the same bits whatever the thread count.
+template <class T, class F>
+double blocked_sum(int64_t n, const T* x, F f) {
+  const int64_t blocks = (n + kReduceBlock - 1) / kReduceBlock;
+  std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
+#pragma omp parallel for schedule(static) if (n > kParallelGrain)
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t lo = b * kReduceBlock, hi = lo + kReduceBlock < n ? lo + kReduceBlock : n;
+    double s = 0.0;
+    for (int64_t i = lo; i < hi; ++i) s += f(static_cast<double>(x[i]));
+    partial[static_cast<size_t>(b)] = s;
+  }
+  double total = 0.0;
+  for (double p : partial) total += p;
+  return total;
+}
+
+}  // namespace
+
+template <class T>
+double sum_all(int64_t n, const T* x) {
+  return blocked_sum(n, x, [](double v) { return v; });
+}
+
+template <class T>
+double sum_squares(int64_t n, const T* x) {
+  return blocked_sum(n, x, [](double v) { return v * v; });
+}
+
+template <class T>
+void sum_dim(int64_t outer, int64_t len, int64_t inner, const T* x, T* out) {
+#pragma omp parallel for schedule(static) if (outer * len * inner > kParallelGrain)
+  for (int64_t o = 0; o < outer; ++o) {
+    T* dst = out + o * inner;
+    for (int64_t i = 0; i < inner; ++i) dst[i] = T(0);
+    for (int64_t r = 0; r < len; ++r) {
+      const T* src = x + (o * len + r) * inner;
+      for (int64_t i = 0; i < inner; ++i) dst[i] += src[i];
+    }
+  }
+}
+
+template <class T>
+void sum_dim_backward(int64_t outer, int64_t len, int64_t inner, const T* gy, T* gx) {
+#pragma omp parallel for schedule(static) if (outer * len * inner > kParallelGrain)
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t r = 0; r < len; ++r) {
+      T* dst = gx + (o * len + r) * inner;
+      const T* src = gy + o * inner;
+      for (int64_t i = 0; i < inner; ++i) dst[i] += src[i];
+    }
+}
+
+template <class T>
+void scale(int64_t n, T alpha, T* x) {
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) x[i] *= alpha;
+}
+
+template <class T>
+bool has_non_finite(int64_t n, const T* x) {
+  int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n > kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) bad |= !std::isfinite(x[i]);
+  return bad != 0;
+}
+
+#define LUONG_INSTANTIATE(T)                                                      \
+  template double sum_all<T>(int64_t, const T*);                                  \
+  template double sum_squares<T>(int64_t, const T*);                              \
+  template void sum_dim<T>(int64_t, int64_t, int64_t, const T*, T*);              \
+  template void sum_dim_backward<T>(int64_t, int64_t, int64_t, const T*, T*);     \
+  template void scale<T>(int64_t, T, T*);                                         \
+  template bool has_non_finite<T>(int64_t, const T*);
+LUONG_INSTANTIATE(float)
+LUONG_INSTANTIATE(double)
+#undef LUONG_INSTANTIATE
+
+}  // namespace luong::cpu

@@ -1,0 +1,24 @@
+// The single point where a kernel call is routed to the CPU or CUDA implementation. Both backends expose
+// the same function names and signatures (luong::cpu::fn and luong::cuda::fn), so an op writes
+//   LUONG_KERNEL(x.device(), unary_forward<T>, kind, n, px, py);
+// once, and a CPU-only build still compiles it.
+#pragma once
+#include "framework/core/error.h"
+#include "framework/kernels/cpu/elementwise.h"
+#include "framework/kernels/cpu/gather.h"
+#include "framework/kernels/cpu/gemm.h"
+#include "framework/kernels/cpu/lstm_cell.h"
+#include "framework/kernels/cpu/reduce.h"
+#include "framework/kernels/cpu/softmax.h"
+
+#ifdef LUONG_WITH_CUDA
+#include "framework/kernels/cuda/kernels.h"
+#define LUONG_KERNEL(device, fn, ...) ((device).is_cuda() ? ::luong::cuda::fn(__VA_ARGS__) : ::luong::cpu::fn(__VA_ARGS__))
+#else
+#define LUONG_KERNEL(device, fn, ...) \
+  ((device).is_cuda() ? (::luong::detail::no_cuda_backend(), ::luong::cpu::fn(__VA_ARGS__)) : ::luong::cpu::fn(__VA_ARGS__))
+#endif
+
+namespace luong::detail {
+[[noreturn]] inline void no_cuda_backend() { LUONG_FAIL("this build has no CUDA backend (configure with -DLUONG_CUDA=ON)"); }
+}  // namespace luong::detail

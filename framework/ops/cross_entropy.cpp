@@ -1,0 +1,72 @@
+// Fused log-softmax + cross-entropy. Returns the summed loss and the token count so that averaging is
+// token-weighted across batches and ranks. The log-probabilities are kept for backward; probabilities are
+// never materialised separately.
+#include "framework/autograd/node.h"
+#include "framework/kernels/dispatch.h"
+#include "framework/ops/op_registry.h"
+#include "framework/ops/ops.h"
+#include "framework/ops/tensor_math.h"
+
+namespace luong {
+namespace {
+
+struct CrossEntropyOp : Node {
+  Tensor logp, targets;
+  int64_t ignore_index = -100;
+  double eps = 0.0;
+  const char* name() const override { return "cross_entropy"; }
+
+  static CrossEntropy forward(const Variable& logits, const Tensor& targets, int64_t ignore_index, double eps) {
+    LUONG_CHECK(logits.dim() == 2, "cross_entropy: logits must be (N, V), got ", shape_str(logits.shape()));
+    LUONG_CHECK(targets.dtype() == DType::i64 && targets.numel() == logits.size(0),
+                "cross_entropy: targets must be int64 with ", logits.size(0), " elements, got ", targets.describe());
+    LUONG_CHECK(eps >= 0.0 && eps < 1.0, "cross_entropy: label_smoothing must be in [0, 1), got ", eps);
+    const int64_t rows = logits.size(0), cols = logits.size(1);
+    // Validate targets on the host once (cheap: N ints) so a bad id names itself instead of reading garbage.
+    const Tensor host_t = targets.to(Device::cpu());
+    const int64_t* tp = host_t.data<int64_t>();
+    int64_t tokens = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      if (tp[r] == ignore_index) continue;
+      LUONG_CHECK(tp[r] >= 0 && tp[r] < cols, "cross_entropy: target ", tp[r], " at row ", r,
+                  " is outside the vocabulary [0, ", cols, ")");
+      ++tokens;
+    }
+    auto node = std::make_shared<CrossEntropyOp>();
+    node->logp = Tensor::empty(logits.shape(), logits.dtype(), logits.device());
+    node->targets = targets, node->ignore_index = ignore_index, node->eps = eps;
+    Tensor row_loss = Tensor::empty({rows}, logits.dtype(), logits.device());
+    dispatch_float(logits.dtype(), "cross_entropy", [&](auto t) {
+      using T = decltype(t);
+      LUONG_KERNEL(logits.device(), cross_entropy_forward<T>, rows, cols, logits.data().data<T>(),
+                   targets.data<int64_t>(), ignore_index, static_cast<T>(eps), node->logp.data<T>(),
+                   row_loss.data<T>());
+    });
+    Tensor total = Tensor::full({}, sum_all(row_loss), logits.dtype(), logits.device());
+    return {attach(node, {logits}, total), tokens};
+  }
+
+  void backward() override {
+    const Tensor& g = out_grad();
+    if (!g.defined() || !needs_grad(0)) return;
+    const double gv = g.item();
+    const int64_t rows = logp.size(0), cols = logp.size(1);
+    dispatch_float(logp.dtype(), "cross_entropy backward", [&](auto t) {
+      using T = decltype(t);
+      LUONG_KERNEL(logp.device(), cross_entropy_backward<T>, rows, cols, logp.data<T>(), targets.data<int64_t>(),
+                   ignore_index, static_cast<T>(eps), static_cast<T>(gv), grad_slot(0).data<T>());
+    });
+  }
+  void release_saved() override { logp = Tensor(), targets = Tensor(); }
+};
+
+}  // namespace
+
+LUONG_REGISTER_OP("cross_entropy");
+
+CrossEntropy cross_entropy(const Variable& logits, const Tensor& targets, int64_t ignore_index,
+                           double label_smoothing) {
+  return CrossEntropyOp::forward(logits, targets, ignore_index, label_smoothing);
+}
+
+}  // namespace luong

@@ -1,0 +1,108 @@
+// The fused LSTM cell: the two GEMMs accumulate into one (B, 4H) pre-activation buffer, then one pointwise
+// kernel computes all gates, c and h. Backward is the mirror: one pointwise kernel gives dz, then GEMMs
+// give dx, dh_prev, dW, dU and a row sum gives db.
+#include "framework/autograd/node.h"
+#include "framework/kernels/dispatch.h"
+#include "framework/ops/op_registry.h"
+#include "framework/ops/ops.h"
+
+namespace luong {
+namespace {
+
+struct LstmCellOp : Node {
+  // Saved for backward.
+  Tensor x, h_prev, c_prev;  // (B, I or 4H), (B, H), (B, H)
+  Tensor gates;              // (B, 4H) activated i, f, g, o
+  Tensor tanh_c;             // (B, H)
+  Tensor W, U;               // (I, 4H) [may be undefined], (H, 4H)
+  int64_t batch = 0, hidden = 0, in_dim = 0;
+  bool has_w = false;
+  const char* name() const override { return "lstm_cell"; }
+
+  // Input order: x, h_prev, c_prev, [W], U, b.
+  int u_index() const { return has_w ? 4 : 3; }
+
+  static LstmState forward(const Variable& xv, const LstmState& prev, const Variable& Wv, const Variable& Uv,
+                           const Variable& bv) {
+    auto n = std::make_shared<LstmCellOp>();
+    n->has_w = Wv.defined();
+    n->batch = xv.size(0), n->hidden = Uv.size(0), n->in_dim = xv.size(1);
+    const int64_t B = n->batch, H = n->hidden, G = 4 * H;
+    const bool shapes_ok = xv.dim() == 2 && prev.h.shape() == Shape{B, H} && prev.c.shape() == Shape{B, H} &&
+                           Uv.shape() == Shape{H, G} && bv.shape() == Shape{G} &&
+                           (n->has_w ? Wv.shape() == Shape{n->in_dim, G} : n->in_dim == G);
+    LUONG_CHECK(shapes_ok, "lstm_cell: inconsistent shapes x ", shape_str(xv.shape()), ", h ",
+                shape_str(prev.h.shape()), ", c ", shape_str(prev.c.shape()), ", W ",
+                n->has_w ? shape_str(Wv.shape()) : std::string("(none)"), ", U ", shape_str(Uv.shape()), ", b ",
+                shape_str(bv.shape()));
+    const Device dev = xv.device();
+    Tensor z = Tensor::empty({B, G}, xv.dtype(), dev);
+    n->gates = Tensor::empty({B, G}, xv.dtype(), dev);
+    n->tanh_c = Tensor::empty({B, H}, xv.dtype(), dev);
+    Tensor h = Tensor::empty({B, H}, xv.dtype(), dev), c = Tensor::empty({B, H}, xv.dtype(), dev);
+    dispatch_float(xv.dtype(), "lstm_cell", [&](auto t) {
+      using T = decltype(t);
+      T* pz = z.data<T>();
+      if (n->has_w) {  // z = b + x W
+        z.zero_();
+        LUONG_KERNEL(dev, binary_forward<T>, BinaryKind::add, B * G, B * G, pz, G, bv.data().data<T>(), pz);
+        LUONG_KERNEL(dev, gemm<T>, false, false, B, G, n->in_dim, T(1), xv.data().data<T>(), Wv.data().data<T>(), T(1), pz);
+      } else {  // z = x + b, x already projected
+        LUONG_KERNEL(dev, binary_forward<T>, BinaryKind::add, B * G, B * G, xv.data().data<T>(), G,
+                     bv.data().data<T>(), pz);
+      }
+      LUONG_KERNEL(dev, gemm<T>, false, false, B, G, H, T(1), prev.h.data().data<T>(), Uv.data().data<T>(), T(1), pz);
+      LUONG_KERNEL(dev, lstm_cell_forward<T>, B, H, pz, prev.c.data().data<T>(), n->gates.data<T>(), c.data<T>(),
+                   n->tanh_c.data<T>(), h.data<T>());
+    });
+    n->x = xv.data(), n->h_prev = prev.h.data(), n->c_prev = prev.c.data();
+    n->W = n->has_w ? Wv.data() : Tensor(), n->U = Uv.data();
+    std::vector<Variable> inputs{xv, prev.h, prev.c};
+    if (n->has_w) inputs.push_back(Wv);
+    inputs.push_back(Uv);
+    inputs.push_back(bv);
+    auto outs = attach(n, std::move(inputs), {h, c});
+    return {outs[0], outs[1]};
+  }
+
+  void backward() override {
+    const Tensor& dh = out_grad(0);
+    const Tensor& dc = out_grad(1);
+    if (!dh.defined() && !dc.defined()) return;
+    const int64_t B = batch, H = hidden, G = 4 * H;
+    const Device dev = gates.device();
+    Tensor dz = Tensor::empty({B, G}, gates.dtype(), dev);
+    dispatch_float(gates.dtype(), "lstm_cell backward", [&](auto t) {
+      using T = decltype(t);
+      T* pdz = dz.data<T>();
+      LUONG_KERNEL(dev, lstm_cell_backward<T>, B, H, gates.data<T>(), c_prev.data<T>(), tanh_c.data<T>(),
+                   dh.defined() ? dh.data<T>() : nullptr, dc.defined() ? dc.data<T>() : nullptr, pdz,
+                   needs_grad(2) ? grad_slot(2).data<T>() : nullptr);
+      if (needs_grad(0)) {
+        if (has_w)  // dx (B, I) += dz (B, G) W^T
+          LUONG_KERNEL(dev, gemm<T>, false, true, B, in_dim, G, T(1), pdz, W.data<T>(), T(1), grad_slot(0).data<T>());
+        else
+          LUONG_KERNEL(dev, axpy<T>, B * G, T(1), pdz, grad_slot(0).data<T>());
+      }
+      if (has_w && needs_grad(3))  // dW (I, G) += x^T dz
+        LUONG_KERNEL(dev, gemm<T>, true, false, in_dim, G, B, T(1), x.data<T>(), pdz, T(1), grad_slot(3).data<T>());
+      if (needs_grad(1))  // dh_prev (B, H) += dz U^T
+        LUONG_KERNEL(dev, gemm<T>, false, true, B, H, G, T(1), pdz, U.data<T>(), T(1), grad_slot(1).data<T>());
+      const int ui = u_index();
+      if (needs_grad(ui))  // dU (H, G) += h_prev^T dz
+        LUONG_KERNEL(dev, gemm<T>, true, false, H, G, B, T(1), h_prev.data<T>(), pdz, T(1), grad_slot(ui).data<T>());
+      if (needs_grad(ui + 1)) LUONG_KERNEL(dev, sum_rows_accumulate<T>, B, G, pdz, grad_slot(ui + 1).data<T>());
+    });
+  }
+  void release_saved() override { x = h_prev = c_prev = gates = tanh_c = W = U = Tensor(); }
+};
+
+}  // namespace
+
+LUONG_REGISTER_OP("lstm_cell");
+
+LstmState lstm_cell(const Variable& x, const LstmState& prev, const Variable& W, const Variable& U, const Variable& b) {
+  return LstmCellOp::forward(x, prev, W, U, b);
+}
+
+}  // namespace luong

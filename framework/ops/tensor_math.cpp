@@ -1,0 +1,56 @@
+#include "framework/ops/tensor_math.h"
+
+#include <cmath>
+
+#include "framework/kernels/dispatch.h"
+
+namespace luong {
+
+void add_(Tensor& dst, const Tensor& src, double alpha) {
+  LUONG_CHECK(dst.numel() == src.numel() && dst.dtype() == src.dtype(), "add_: ", src.describe(), " into ",
+              dst.describe());
+  check_same_device("add_", dst, src);
+  dispatch_float(dst.dtype(), "add_", [&](auto t) {
+    using T = decltype(t);
+    LUONG_KERNEL(dst.device(), axpy<T>, dst.numel(), static_cast<T>(alpha), src.data<T>(), dst.data<T>());
+  });
+}
+
+void scale_(Tensor& t, double alpha) {
+  dispatch_float(t.dtype(), "scale_", [&](auto tag) {
+    using T = decltype(tag);
+    LUONG_KERNEL(t.device(), scale<T>, t.numel(), static_cast<T>(alpha), t.data<T>());
+  });
+}
+
+double sum_squares(const Tensor& t) {
+  return dispatch_float(t.dtype(), "sum_squares", [&](auto tag) {
+    using T = decltype(tag);
+    return LUONG_KERNEL(t.device(), sum_squares<T>, t.numel(), t.data<T>());
+  });
+}
+
+double sum_all(const Tensor& t) {
+  return dispatch_float(t.dtype(), "sum_all", [&](auto tag) {
+    using T = decltype(tag);
+    return LUONG_KERNEL(t.device(), sum_all<T>, t.numel(), t.data<T>());
+  });
+}
+
+bool has_non_finite(const Tensor& t) {
+  return dispatch_float(t.dtype(), "has_non_finite", [&](auto tag) {
+    using T = decltype(tag);
+    return LUONG_KERNEL(t.device(), has_non_finite<T>, t.numel(), t.data<T>());
+  });
+}
+
+double global_norm(const Tensor& flat) { return std::sqrt(sum_squares(flat)); }
+
+double clip_grad_norm_(Tensor& flat, double max_norm) {
+  LUONG_CHECK(max_norm > 0, "clip_grad_norm_: max_norm must be positive, got ", max_norm);
+  const double norm = global_norm(flat);
+  if (std::isfinite(norm) && norm > max_norm) scale_(flat, max_norm / (norm + 1e-12));
+  return norm;
+}
+
+}  // namespace luong

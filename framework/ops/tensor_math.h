@@ -1,0 +1,19 @@
+// Plain tensor arithmetic with no autograd: what backward passes, optimizers and the reducer use on
+// gradients and flat buffers. Each dispatches to the device's kernels.
+#pragma once
+#include "framework/tensor/tensor.h"
+
+namespace luong {
+
+void add_(Tensor& dst, const Tensor& src, double alpha = 1.0);  // dst += alpha * src (same numel)
+void scale_(Tensor& t, double alpha);                            // t *= alpha
+double sum_squares(const Tensor& t);                             // deterministic, accumulated in double
+double sum_all(const Tensor& t);
+bool has_non_finite(const Tensor& t);
+
+// The global L2 norm of a flat gradient buffer, and clipping it to max_norm (Pascanu et al. 2013):
+// when norm > max_norm, scales by max_norm / norm. Returns the norm before clipping.
+double global_norm(const Tensor& flat);
+double clip_grad_norm_(Tensor& flat, double max_norm);
+
+}  // namespace luong
