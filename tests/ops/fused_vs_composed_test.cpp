@@ -1,0 +1,96 @@
+// The fused LSTM cell and the fused cross-entropy equal the same computation composed of primitive ops,
+// forward and backward; results do not depend on the thread count.
+#include <gtest/gtest.h>
+
+#include "framework/kernels/cpu/parallel.h"
+#include "framework/ops/ops.h"
+#include "framework/ops/tensor_math.h"
+#include "tests/support/gradcheck.h"
+
+namespace luong {
+namespace {
+
+using testing::max_abs_diff;
+using testing::random_leaf;
+
+std::vector<Tensor> grads_of(const std::vector<Variable>& vs) {
+  std::vector<Tensor> out;
+  for (const auto& v : vs) out.push_back(v.grad().clone());
+  return out;
+}
+
+void clear(std::vector<Variable>& vs) {
+  for (auto& v : vs) v.impl()->grad = Tensor();
+}
+
+TEST(FusedLstmCell, MatchesComposedOps) {
+  Generator g(11);
+  const int64_t B = 4, I = 6, H = 5;
+  std::vector<Variable> in{random_leaf(g, {B, I}), random_leaf(g, {B, H}), random_leaf(g, {B, H}),
+                           random_leaf(g, {I, 4 * H}), random_leaf(g, {H, 4 * H}), random_leaf(g, {4 * H})};
+  LstmState fused = lstm_cell(in[0], {in[1], in[2]}, in[3], in[4], in[5]);
+  add(testing::weighted_sum(fused.h, 1), testing::weighted_sum(fused.c, 2)).backward();
+  auto fused_grads = grads_of(in);
+  clear(in);
+
+  Variable z = add(add(matmul(in[0], in[3]), matmul(in[1], in[4])), in[5]);
+  auto parts = split(z, {H, H, H, H}, 1);
+  Variable i = sigmoid(parts[0]), f = sigmoid(parts[1]), gg = tanh(parts[2]), o = sigmoid(parts[3]);
+  Variable c = add(mul(f, in[2]), mul(i, gg));
+  Variable h = mul(o, tanh(c));
+  add(testing::weighted_sum(h, 1), testing::weighted_sum(c, 2)).backward();
+
+  EXPECT_LT(max_abs_diff(fused.h.data(), h.data()), 1e-14);
+  EXPECT_LT(max_abs_diff(fused.c.data(), c.data()), 1e-14);
+  for (size_t k = 0; k < in.size(); ++k) EXPECT_LT(max_abs_diff(fused_grads[k], in[k].grad()), 1e-13) << "input " << k;
+}
+
+TEST(FusedCrossEntropy, MatchesLogSoftmaxComposition) {
+  Generator g(12);
+  const int64_t N = 6, V = 9;
+  const double eps = 0.1;
+  const std::vector<int64_t> targets{3, 0, 8, -1, 5, 0};  // -1 = ignore
+  std::vector<Variable> in{random_leaf(g, {N, V}, -3, 3)};
+  CrossEntropy ce = cross_entropy(in[0], Tensor::from_ids(targets, {N}), -1, eps);
+  ce.loss.backward();
+  Tensor fused_grad = in[0].grad().clone();
+  clear(in);
+
+  // q: the smoothed target distribution, zero rows for ignored targets.
+  std::vector<double> q(static_cast<size_t>(N * V), 0.0);
+  for (int64_t r = 0; r < N; ++r) {
+    if (targets[static_cast<size_t>(r)] < 0) continue;
+    for (int64_t j = 0; j < V; ++j) q[static_cast<size_t>(r * V + j)] = eps / V;
+    q[static_cast<size_t>(r * V + targets[static_cast<size_t>(r)])] += 1 - eps;
+  }
+  Variable qv(Tensor::from(q, {N, V}, DType::f64));
+  Variable composed = mul_scalar(sum(mul(log_softmax(in[0]), qv)), -1.0);
+  composed.backward();
+  EXPECT_EQ(ce.tokens, 5);
+  EXPECT_NEAR(ce.loss.data().item(), composed.data().item(), 1e-12);
+  EXPECT_LT(max_abs_diff(fused_grad, in[0].grad()), 1e-14);
+}
+
+TEST(Determinism, ResultsAreBitwiseIdenticalForOneAndTwoThreads) {
+  auto run = [](int threads) {
+    cpu::set_num_threads(threads);
+    Generator g(13);
+    // Large enough to take the parallel paths (> kParallelGrain elements).
+    Variable x = random_leaf(g, {300, 257});
+    Variable w = random_leaf(g, {257, 130});
+    Variable y = tanh(matmul(x, w));
+    Variable loss = add(sum(mul(y, y)), sum(softmax(y)));
+    loss.backward();
+    std::vector<double> out = x.grad().to_vector();
+    out.push_back(loss.data().item());
+    out.push_back(sum_squares(w.grad()));
+    return out;
+  };
+  const auto one = run(1), two = run(2);
+  cpu::set_num_threads(2);
+  ASSERT_EQ(one.size(), two.size());
+  for (size_t i = 0; i < one.size(); ++i) ASSERT_EQ(one[i], two[i]) << "element " << i;
+}
+
+}  // namespace
+}  // namespace luong
