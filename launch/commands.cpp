@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "framework/core/process_setup.h"
+
 namespace luong::cli {
 namespace {
 std::vector<CommandSetup>& setups() {
@@ -19,6 +21,6 @@ void register_commands(CLI::App& app) {
   for (auto& s : setups()) s(app);
 }
 
-void prepare_process(int, char**) {}
+void prepare_process(int argc, char** argv) { configure_process(argc, argv); }
 
 }  // namespace luong::cli

@@ -107,3 +107,20 @@ TEST(Philox, UniformIsRoughlyUniform) {
 
 }  // namespace
 }  // namespace luong
+
+namespace luong {
+namespace {
+
+TEST(CpuAllocator, ReusesFreedBlocksAndTracksPeak) {
+  Allocator& a = allocator_for(Device::cpu());
+  { Tensor warm = Tensor::empty({1000, 1000}); }  // leaves a 4 MB block cached
+  const MemoryStats before = a.stats();
+  { Tensor t = Tensor::empty({1000, 1000}); }
+  const MemoryStats after = a.stats();
+  EXPECT_EQ(after.num_allocs, before.num_allocs) << "a freed block of the same size class must be reused";
+  EXPECT_EQ(after.allocated, before.allocated);
+  EXPECT_GE(after.peak, before.allocated + 4000000);
+}
+
+}  // namespace
+}  // namespace luong

@@ -1,0 +1,51 @@
+#include "framework/core/process_setup.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+extern "C" char* openblas_get_corename(void);
+extern "C" void openblas_set_num_threads(int);
+
+namespace luong {
+namespace {
+
+const char* best_core_type() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl"))
+    return "SkylakeX";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
+  return nullptr;
+}
+
+}  // namespace
+
+void configure_process(int argc, char** argv) {
+  (void)argc;
+  // Thread defaults: one OpenMP thread per core for our kernels and OpenBLAS on the same cores (the two
+  // pools take turns, never run at once). A user's explicit settings always win.
+  const unsigned cores = std::thread::hardware_concurrency() ? std::thread::hardware_concurrency() : 1;
+  if (!std::getenv("OMP_NUM_THREADS")) setenv("OMP_NUM_THREADS", std::to_string(cores).c_str(), 1);
+  if (!std::getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(static_cast<int>(cores));
+
+  const char* no_reexec = std::getenv("LUONG_NO_REEXEC");
+  if ((no_reexec && std::string(no_reexec) == "1") || std::getenv("OPENBLAS_CORETYPE")) return;
+  const char* core = best_core_type();
+  if (!core) return;
+  // Re-exec only when the loaded library has fallen back to a generic core.
+  const std::string loaded = openblas_get_corename();
+  static const char* kGeneric[] = {"Prescott", "Core2", "Nehalem", "Atom", "Katmai", "Sandybridge", "Penryn", "Dunnington"};
+  bool generic = false;
+  for (const char* g : kGeneric) generic = generic || loaded == g;
+  if (!generic) return;
+  setenv("OPENBLAS_CORETYPE", core, 1);
+  setenv("LUONG_NO_REEXEC", "1", 1);  // never loop
+  execv("/proc/self/exe", argv);
+  // execv returns only on failure: carry on with the slower kernels rather than fail.
+}
+
+const char* blas_core_name() { return openblas_get_corename(); }
+
+}  // namespace luong
