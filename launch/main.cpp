@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "framework/core/error.h"
+#include "framework/dist/bootstrap.h"
 #include "launch/commands.h"
 
 int main(int argc, char** argv) {
@@ -17,7 +18,10 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
-  } catch (const luong::Error& e) {
+  } catch (const std::exception& e) {
+    // Under mpirun one failing rank must take the whole job down instead of leaving the others waiting
+    // in a collective.
+    if (luong::mpi_is_initialized()) luong::abort_job(e.what());
     std::cerr << "luong: error: " << e.what() << "\n";
     return 1;
   }

@@ -1,0 +1,38 @@
+// The terminal progress line: updated in place on a TTY, one plain line per report when redirected.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+namespace luong {
+
+struct ProgressReport {
+  int64_t epoch = 0;
+  int64_t step = 0;
+  int64_t total_steps = 0;  // 0 = unknown (no ETA)
+  double loss = 0.0;        // per token
+  double lr = 0.0;
+  double tokens_per_s = 0.0;
+  double grad_norm = 0.0;
+};
+
+class ProgressLine {
+ public:
+  explicit ProgressLine(std::FILE* out = stderr);
+  void update(const ProgressReport& r);
+  // Prints a message on its own line (validation results, warnings) without garbling the progress line.
+  void message(const std::string& text);
+  double elapsed_s() const;
+
+ private:
+  std::FILE* out_;
+  bool tty_;
+  bool line_open_ = false;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// "1:02:03" for 3723 seconds.
+std::string format_duration(double seconds);
+
+}  // namespace luong

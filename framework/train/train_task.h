@@ -1,0 +1,46 @@
+// TrainTask: what the generic training loop needs from a model + data pair. The loop (trainer.h) owns
+// steps, gradient synchronisation, optimisation, validation cadence, checkpoints and logging; the task owns
+// the model, its data iterator and its random streams.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "framework/autograd/flat_parameters.h"
+#include "framework/io/state_dict.h"
+
+namespace luong {
+
+struct StepResult {
+  double loss_sum = 0.0;     // summed token loss of this rank's batch
+  int64_t tokens = 0;        // target tokens of this rank's batch
+  int64_t sentences = 0;
+};
+
+struct ValidationResult {
+  double loss_sum = 0.0;  // summed token loss over the validation set
+  int64_t tokens = 0;
+  std::map<std::string, double> extra;  // further metrics (e.g. "bleu"), written to metrics.jsonl
+};
+
+class TrainTask {
+ public:
+  virtual ~TrainTask() = default;
+  virtual FlatParameters& parameters() = 0;
+  // Moves to the next batch; false at the end of an epoch (the next call starts the next epoch).
+  virtual bool next_batch() = 0;
+  // Forward and backward of the SUMMED token loss on the current batch: gradients accumulate into
+  // parameters().grad(); the trainer divides by the global token count afterwards.
+  virtual StepResult forward_backward() = 0;
+  virtual ValidationResult validate() = 0;
+  virtual bool has_validation() const = 0;
+  virtual int64_t epoch() const = 0;              // the epoch in progress, from 1
+  virtual int64_t batches_per_epoch() const = 0;  // for ETAs (0 = unknown)
+  // Everything needed to continue bitwise-identically: parameters, data position, random streams.
+  virtual void save_state(StateDict& out) const = 0;
+  virtual void load_state(const StateDict& in) = 0;
+  // Metadata attributes for checkpoint files (dtype, vocab sizes, ...).
+  virtual std::map<std::string, std::string> checkpoint_metadata() const { return {}; }
+};
+
+}  // namespace luong

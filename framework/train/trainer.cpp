@@ -1,0 +1,238 @@
+#include "framework/train/trainer.h"
+
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+
+#include "framework/dist/parameter_sync.h"
+#include "framework/io/checkpoint.h"
+#include "framework/io/checkpoint_dir.h"
+#include "framework/ops/tensor_math.h"
+
+namespace luong {
+namespace {
+
+std::atomic<bool> g_stop{false};
+void on_stop_signal(int) { g_stop.store(true); }
+
+double ppl_of(double loss_sum, int64_t tokens) { return tokens > 0 ? std::exp(loss_sum / tokens) : 0.0; }
+
+}  // namespace
+
+void install_stop_signal_handlers() {
+  std::signal(SIGINT, on_stop_signal);
+  std::signal(SIGTERM, on_stop_signal);
+}
+bool stop_requested() { return g_stop.load(); }
+
+Trainer::Trainer(TrainTask& task, Optimizer& optimizer, Schedule& schedule, ProcessGroup& group,
+                 TrainerOptions options)
+    : task_(task), optimizer_(optimizer), schedule_(schedule), group_(group), opt_(std::move(options)) {
+  LUONG_CHECK(opt_.max_steps > 0 || opt_.max_epochs > 0,
+              "training needs a limit: set train.max_steps or train.max_epochs (both are 0)");
+  if (group_.size() > 1) reducer_ = std::make_unique<Reducer>(task_.parameters(), group_, ReducerOptions{opt_.bucket_mb});
+}
+
+Trainer::~Trainer() = default;
+
+void Trainer::say(const std::string& text) {
+  if (is_root() && !opt_.quiet) progress_.message(text);
+}
+
+void Trainer::resume() {
+  std::optional<Checkpoint> ckpt;
+  if (opt_.resume == "auto") {
+    LatestCheckpoint latest = find_latest_valid(opt_.run_dir);
+    for (const auto& s : latest.skipped) say("warning: skipping checkpoint " + s.path + ": " + s.reason);
+    if (latest.checkpoint) ckpt = std::move(latest.checkpoint);
+  } else if (!opt_.resume.empty()) {
+    ckpt = load_checkpoint(opt_.resume);  // an explicit path must load: errors propagate
+  }
+  if (!ckpt) {
+    // A fresh run: every rank starts from rank 0's parameters.
+    if (group_.size() > 1) broadcast_parameters(task_.parameters(), group_);
+    if (is_root() && !opt_.run_dir.empty()) metrics_.open(opt_.run_dir + "/metrics.jsonl", 0);
+    return;
+  }
+  const StateDict& s = ckpt->state;
+  task_.load_state(s.sub("task"));
+  optimizer_.load_state(s.sub("optim"));
+  schedule_.load_state(s.sub("schedule"));
+  const StateDict t = s.sub("trainer");
+  step_ = t.ints.at("step");
+  epochs_completed_ = t.ints.at("epochs_completed");
+  bad_validations_ = t.ints.at("bad_validations");
+  bad_steps_ = t.ints.at("bad_steps");
+  best_valid_ppl_ = t.floats.at("best_valid_ppl");
+  last_saved_step_ = step_;
+  last_valid_step_ = step_;  // the checkpointed step's validation (if due) already ran
+  summary_.resumed_from = ckpt->path;
+  say("resumed from " + ckpt->path + " at step " + std::to_string(step_));
+  if (is_root() && !opt_.run_dir.empty()) metrics_.open(opt_.run_dir + "/metrics.jsonl", step_);
+}
+
+void Trainer::save_checkpoint_now() {
+  if (opt_.run_dir.empty() || last_saved_step_ == step_) return;
+  // Every rank takes part in gathering state (collectives inside the task are allowed); rank 0 writes.
+  StateDict state;
+  StateDict part;
+  task_.save_state(part);
+  state.merge(part, "task");
+  part = {};
+  optimizer_.state(part);
+  state.merge(part, "optim");
+  part = {};
+  schedule_.state(part);
+  state.merge(part, "schedule");
+  state.ints["trainer/step"] = step_;
+  state.ints["trainer/epochs_completed"] = epochs_completed_;
+  state.ints["trainer/bad_validations"] = bad_validations_;
+  state.ints["trainer/bad_steps"] = bad_steps_;
+  state.floats["trainer/best_valid_ppl"] = best_valid_ppl_;
+  for (const auto& [k, v] : opt_.checkpoint_strings) state.strings[k] = v;
+  last_saved_step_ = step_;
+  if (!is_root()) return;
+  auto meta = task_.checkpoint_metadata();
+  meta["world_size"] = std::to_string(group_.size());
+  save_checkpoint(checkpoint_path(opt_.run_dir, step_), state, meta);
+  if (bad_validations_ == 0 && best_valid_ppl_ > 0) mark_best(opt_.run_dir, step_);
+  if (opt_.keep_checkpoints > 0) apply_retention(opt_.run_dir, opt_.keep_checkpoints);
+}
+
+void Trainer::check_parameters_across_ranks() {
+  if (group_.size() > 1) check_parameters_identical(task_.parameters(), group_);
+}
+
+void Trainer::log_train(double grad_norm, double lr) {
+  const double now = progress_.elapsed_s();
+  const double loss = window_tokens_ ? window_loss_ / static_cast<double>(window_tokens_) : 0.0;
+  const double tps = (now - window_start_s_) > 0 ? static_cast<double>(window_tokens_) / (now - window_start_s_) : 0.0;
+  summary_.last_train_loss = loss;
+  if (is_root()) {
+    int64_t total = opt_.max_steps;
+    if (total == 0 && task_.batches_per_epoch() > 0) total = opt_.max_epochs * task_.batches_per_epoch();
+    if (!opt_.quiet) progress_.update({task_.epoch(), step_, total, loss, lr, tps, grad_norm});
+    metrics_.write({{"type", "train"}, {"step", step_}, {"epoch", task_.epoch()}, {"loss", loss},
+                    {"ppl", std::exp(loss)}, {"lr", lr}, {"grad_norm", grad_norm}, {"tokens_per_s", tps},
+                    {"elapsed_s", now}});
+  }
+  window_loss_ = 0.0, window_tokens_ = 0, window_start_s_ = now;
+}
+
+void Trainer::train_step() {
+  FlatParameters& params = task_.parameters();
+  params.zero_grad();
+  const StepResult r = task_.forward_backward();
+  if (reducer_) reducer_->finish();
+  // Token-weighted averaging: the gradient is a sum over this rank's tokens; summing over ranks and
+  // dividing by the global token count gives exactly the one-process update on the whole global batch.
+  std::vector<double> totals{r.loss_sum, static_cast<double>(r.tokens)};
+  if (group_.size() > 1) group_.all_reduce_scalars(totals);
+  const double loss_sum = totals[0];
+  const auto tokens = static_cast<int64_t>(totals[1]);
+  ++step_;
+  const bool finite = std::isfinite(loss_sum) && !has_non_finite(params.grad());
+  if (!finite) {
+    ++bad_steps_;
+    say(str("warning: step ", step_, ": non-finite loss or gradient (loss sum ", loss_sum, "); update skipped (",
+            bad_steps_, " in a row)"));
+    LUONG_CHECK(bad_steps_ < opt_.max_bad_steps, "training stopped: ", bad_steps_,
+                " consecutive steps had a NaN/Inf loss or gradient (train.max_bad_steps = ", opt_.max_bad_steps,
+                "); the last good checkpoint in ", opt_.run_dir.empty() ? "(no run dir)" : opt_.run_dir,
+                " is intact. Lower optim.lr or set optim.clip_norm.");
+    return;
+  }
+  bad_steps_ = 0;
+  if (tokens > 0) scale_(params.grad(), 1.0 / static_cast<double>(tokens));
+  const double grad_norm = opt_.clip_norm > 0 ? clip_grad_norm_(params.grad(), opt_.clip_norm) : global_norm(params.grad());
+  const double lr = schedule_.lr(step_, task_.epoch());
+  optimizer_.step(params, lr);
+  window_loss_ += loss_sum;
+  window_tokens_ += tokens;
+  total_tokens_ += tokens;
+  if (opt_.log_every > 0 && step_ % opt_.log_every == 0) log_train(grad_norm, lr);
+  if (opt_.check_every > 0 && step_ % opt_.check_every == 0) check_parameters_across_ranks();
+}
+
+void Trainer::validate() {
+  if (!task_.has_validation()) return;
+  last_valid_step_ = step_;
+  const ValidationResult v = task_.validate();
+  const double ppl = ppl_of(v.loss_sum, v.tokens);
+  summary_.last_valid_ppl = ppl;
+  schedule_.on_validation(ppl);
+  const bool improved = best_valid_ppl_ == 0.0 || ppl < best_valid_ppl_;
+  if (improved) {
+    best_valid_ppl_ = ppl;
+    bad_validations_ = 0;
+  } else {
+    ++bad_validations_;
+  }
+  say(str("validation at step ", step_, ": ppl ", ppl, improved ? " (best)" : "", "  loss ",
+          v.tokens ? v.loss_sum / static_cast<double>(v.tokens) : 0.0));
+  if (is_root()) {
+    nlohmann::json rec{{"type", "valid"}, {"step", step_}, {"epoch", task_.epoch()},
+                       {"valid_loss", v.tokens ? v.loss_sum / static_cast<double>(v.tokens) : 0.0},
+                       {"valid_ppl", ppl}, {"best_valid_ppl", best_valid_ppl_}, {"elapsed_s", progress_.elapsed_s()}};
+    for (const auto& [k, val] : v.extra) rec[k] = val;
+    metrics_.write(rec);
+  }
+  if (opt_.checkpoint_every == 0 || improved) {
+    last_saved_step_ = -1;  // save even if this step was saved before validation, so best.h5 is current
+    save_checkpoint_now();
+  }
+  if (opt_.early_stopping > 0 && bad_validations_ >= opt_.early_stopping) {
+    stop_ = true;
+    summary_.stop_reason = str("early stopping: no improvement in ", bad_validations_, " validations");
+  }
+}
+
+void Trainer::end_epoch() {
+  ++epochs_completed_;
+  schedule_.on_epoch_end(epochs_completed_);
+  say(str("epoch ", epochs_completed_, " done at step ", step_));
+  if (opt_.valid_every == 0) validate();
+  if (opt_.max_epochs > 0 && epochs_completed_ >= opt_.max_epochs) {
+    stop_ = true;
+    summary_.stop_reason = str("reached train.max_epochs = ", opt_.max_epochs);
+  }
+}
+
+TrainSummary Trainer::run() {
+  if (is_root() && !opt_.run_dir.empty()) std::filesystem::create_directories(opt_.run_dir);
+  resume();
+  window_start_s_ = progress_.elapsed_s();
+  if (opt_.max_epochs > 0 && epochs_completed_ >= opt_.max_epochs) stop_ = true, summary_.stop_reason = "already done";
+  if (opt_.max_steps > 0 && step_ >= opt_.max_steps) stop_ = true, summary_.stop_reason = "already done";
+  while (!stop_) {
+    if (!task_.next_batch()) {
+      end_epoch();
+      continue;
+    }
+    train_step();
+    if (opt_.valid_every > 0 && step_ % opt_.valid_every == 0) validate();
+    if (opt_.checkpoint_every > 0 && step_ % opt_.checkpoint_every == 0) save_checkpoint_now();
+    if (opt_.max_steps > 0 && step_ >= opt_.max_steps) {
+      stop_ = true;
+      summary_.stop_reason = str("reached train.max_steps = ", opt_.max_steps);
+    }
+    if (stop_requested()) {
+      stop_ = true;
+      summary_.stop_reason = "interrupted (checkpoint saved)";
+    }
+  }
+  // The end of the run: a final validation when the last one is stale, and a final checkpoint.
+  if (last_valid_step_ != step_ && step_ > 0 && summary_.stop_reason.rfind("early", 0) != 0 && !stop_requested())
+    validate();
+  save_checkpoint_now();
+  summary_.steps = step_;
+  summary_.epochs_completed = epochs_completed_;
+  summary_.best_valid_ppl = best_valid_ppl_;
+  summary_.elapsed_s = progress_.elapsed_s();
+  summary_.tokens_per_s = summary_.elapsed_s > 0 ? static_cast<double>(total_tokens_) / summary_.elapsed_s : 0.0;
+  say("training finished: " + summary_.stop_reason);
+  return summary_;
+}
+
+}  // namespace luong

@@ -1,0 +1,98 @@
+// The generic training loop: steps, gradient synchronisation across ranks, token-weighted averaging,
+// non-finite-loss handling, clipping, the optimizer and its schedule, validation and early stopping,
+// atomic HDF5 checkpoints with retention, exact resume, the progress line and metrics.jsonl.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "framework/dist/process_group.h"
+#include "framework/dist/reducer.h"
+#include "framework/optim/optimizer.h"
+#include "framework/optim/schedule.h"
+#include "framework/train/metrics_log.h"
+#include "framework/train/progress.h"
+#include "framework/train/train_task.h"
+
+namespace luong {
+
+struct TrainerOptions {
+  std::string run_dir;            // checkpoints, metrics.jsonl; "" = none written
+  int64_t max_steps = 0;          // 0 = no limit
+  int64_t max_epochs = 0;         // 0 = no limit (at least one of the two must be set)
+  int64_t valid_every = 0;        // steps; 0 = at each epoch end
+  int64_t log_every = 50;
+  int64_t checkpoint_every = 0;   // steps; 0 = after each validation
+  int64_t keep_checkpoints = 3;   // 0 = keep all
+  int64_t early_stopping = 0;     // validations without improvement; 0 = off
+  int64_t max_bad_steps = 5;      // consecutive non-finite losses before stopping
+  double clip_norm = 5.0;         // 0 = off
+  double bucket_mb = 25.0;
+  int64_t check_every = 0;        // steps between cross-rank parameter checks; 0 = off
+  std::string resume;             // "" (fresh), "auto" (newest valid checkpoint in run_dir), or a path
+  bool quiet = false;             // no progress line (tests)
+  std::map<std::string, std::string> checkpoint_strings;  // stored verbatim in every checkpoint ("config")
+};
+
+struct TrainSummary {
+  int64_t steps = 0;
+  int64_t epochs_completed = 0;
+  double best_valid_ppl = 0.0;  // 0 when never validated
+  double last_valid_ppl = 0.0;
+  double last_train_loss = 0.0;
+  double tokens_per_s = 0.0;
+  double elapsed_s = 0.0;
+  std::string stop_reason;
+  std::string resumed_from;  // checkpoint path, or ""
+};
+
+class Trainer {
+ public:
+  Trainer(TrainTask& task, Optimizer& optimizer, Schedule& schedule, ProcessGroup& group, TrainerOptions options);
+  ~Trainer();
+  TrainSummary run();
+
+ private:
+  void resume();
+  void train_step();
+  void validate();
+  void end_epoch();
+  void save_checkpoint_now();
+  void check_parameters_across_ranks();
+  void log_train(double grad_norm, double lr);
+  void say(const std::string& text);
+  bool is_root() const { return group_.rank() == 0; }
+
+  TrainTask& task_;
+  Optimizer& optimizer_;
+  Schedule& schedule_;
+  ProcessGroup& group_;
+  TrainerOptions opt_;
+  std::unique_ptr<Reducer> reducer_;
+  ProgressLine progress_;
+  MetricsLog metrics_;
+
+  // Training state saved in checkpoints (under "trainer/").
+  int64_t step_ = 0;
+  int64_t epochs_completed_ = 0;
+  double best_valid_ppl_ = 0.0;
+  int64_t bad_validations_ = 0;
+  int64_t bad_steps_ = 0;
+  int64_t last_saved_step_ = -1;
+  int64_t last_valid_step_ = -1;
+
+  // Window statistics for the progress line (not saved).
+  double window_loss_ = 0.0;
+  int64_t window_tokens_ = 0;
+  double window_start_s_ = 0.0;
+  int64_t total_tokens_ = 0;
+  TrainSummary summary_;
+  bool stop_ = false;
+};
+
+// Set by SIGINT / SIGTERM: the trainer finishes the current step, saves a checkpoint and returns.
+void install_stop_signal_handlers();
+bool stop_requested();
+
+}  // namespace luong

@@ -1,0 +1,162 @@
+#include "models/nmt/nmt_task.h"
+
+#include <algorithm>
+
+#include "framework/io/checkpoint.h"
+#include "models/nmt/data/text_reader.h"
+
+namespace luong::nmt {
+namespace {
+
+constexpr uint64_t kRankStride = 0x9E3779B97F4A7C15ull;  // decorrelates the per-rank dropout seeds
+
+std::vector<int64_t> lengths_of(const Tensor& t) {
+  std::vector<int64_t> out(static_cast<size_t>(t.numel()));
+  const int64_t* p = t.data<int64_t>();
+  std::copy(p, p + t.numel(), out.begin());
+  return out;
+}
+
+std::shared_ptr<const Corpus> load_corpus(const std::string& src, const std::string& tgt, const Tokenizer& tok,
+                                          const Vocabulary& sv, const Vocabulary& tv, int64_t max_len) {
+  const TokenizedCorpus text = tokenize_corpus(read_parallel(src, tgt), tok);
+  return std::make_shared<Corpus>(encode_corpus(text, sv, tv, max_len));
+}
+
+}  // namespace
+
+std::string checkpoint_name(const std::string& parameter_name) {
+  std::string out = "model/" + parameter_name;
+  std::replace(out.begin(), out.end(), '.', '/');
+  return out;
+}
+
+NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<void(const std::string&)>& log,
+                 std::optional<std::pair<Vocabulary, Vocabulary>> vocabs)
+    : cfg_(cfg), group_(group), device_(group.device()) {
+  const Tokenizer tokenizer(TokenizerOptions{cfg.data.lowercase});
+  LUONG_CHECK(!cfg.data.train_src.empty() && !cfg.data.train_tgt.empty(),
+              "data.train_src and data.train_tgt must name the training files");
+  const TokenizedCorpus text = tokenize_corpus(read_parallel(cfg.data.train_src, cfg.data.train_tgt), tokenizer);
+  if (vocabs) {
+    src_vocab_ = std::move(vocabs->first), tgt_vocab_ = std::move(vocabs->second);
+  } else {
+    src_vocab_ = Vocabulary::build(text.src, cfg.data.src_vocab_size, cfg.data.min_freq);
+    tgt_vocab_ = Vocabulary::build(text.tgt, cfg.data.tgt_vocab_size, cfg.data.min_freq);
+  }
+  train_ = std::make_shared<Corpus>(encode_corpus(text, src_vocab_, tgt_vocab_, cfg.data.max_len));
+  log(str("train: ", train_->stats.summary()));
+  log(str("vocabularies: source ", src_vocab_.size(), ", target ", tgt_vocab_.size()));
+  LUONG_CHECK(!train_->examples.empty(), "no training pairs left in ", cfg.data.train_src, " / ", cfg.data.train_tgt,
+              " (", train_->stats.summary(), ")");
+  if (!cfg.data.valid_src.empty()) {
+    valid_ = load_corpus(cfg.data.valid_src, cfg.data.valid_tgt, tokenizer, src_vocab_, tgt_vocab_, 0);
+    log(str("valid: ", valid_->stats.summary()));
+  }
+
+  BatchingOptions bo;
+  bo.batch_size = cfg.train.batch_size;
+  bo.by = parse_batch_by(cfg.train.batch_by);
+  bo.pool_batches = cfg.data.pool_batches;
+  bo.seed = cfg.seed;
+  bo.world_size = group.size();
+  bo.rank = group.rank();
+  iterator_ = std::make_unique<BatchIterator>(train_, bo);
+  batches_per_epoch_ = iterator_->batches_in_epoch();
+
+  ModelConfig mc = cfg.model;
+  mc.src_vocab = src_vocab_.size();
+  mc.tgt_vocab = tgt_vocab_.size();
+  mc.pad_id = Vocabulary::kPad;
+  Generator init_gen(cfg.seed);
+  model_ = std::make_unique<NmtModel>(mc, init_gen, DType::f32);
+  std::vector<Variable> params;
+  for (auto& [name, v] : model_->named_parameters()) params.push_back(v);
+  flat_ = std::make_unique<FlatParameters>(params, device_);
+  log(str("model: ", flat_->numel(), " parameters, attention ", mc.attention, ", ", mc.layers, " x ", mc.hidden_size,
+          " LSTM, device ", device_));
+}
+
+bool NmtTask::next_batch() {
+  batch_ = iterator_->next();
+  if (!batch_) return false;
+  if (device_.is_cuda()) {
+    batch_->src = batch_->src.to(device_);
+    batch_->tgt_in = batch_->tgt_in.to(device_);
+    batch_->tgt_out = batch_->tgt_out.to(device_);
+  }
+  return true;
+}
+
+StepResult NmtTask::forward_backward() {
+  LUONG_CHECK(batch_.has_value(), "forward_backward() without a batch");
+  ++step_;
+  Generator dropout_gen(cfg_.seed + static_cast<uint64_t>(group_.rank()) * kRankStride,
+                        static_cast<uint64_t>(step_) << 32);
+  model_->train();
+  Variable logits = model_->forward(batch_->src, lengths_of(batch_->src_lengths), batch_->tgt_in, &dropout_gen);
+  CrossEntropy ce = model_->loss(logits, batch_->tgt_out, cfg_.train.label_smoothing);
+  ce.loss.backward();
+  return {ce.loss.data().item(), ce.tokens, batch_->sentences};
+}
+
+ValidationResult evaluate_loss(const NmtModel& model, const Corpus& corpus, int64_t batch_size, Device device) {
+  NoGradGuard no_grad;
+  ValidationResult r;
+  const int64_t n = static_cast<int64_t>(corpus.examples.size());
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
+  // Length-sorted batches pad less; the summed loss does not depend on the order.
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return corpus.examples[static_cast<size_t>(a)].src.size() < corpus.examples[static_cast<size_t>(b)].src.size();
+  });
+  for (int64_t start = 0; start < n; start += batch_size) {
+    std::vector<int64_t> idx(order.begin() + start, order.begin() + std::min(n, start + batch_size));
+    Batch b = make_batch(corpus, idx);
+    Variable logits = model.forward(b.src.to(device), lengths_of(b.src_lengths), b.tgt_in.to(device), nullptr);
+    CrossEntropy ce = model.loss(logits, b.tgt_out.to(device), 0.0);
+    r.loss_sum += ce.loss.data().item();
+    r.tokens += ce.tokens;
+  }
+  return r;
+}
+
+ValidationResult NmtTask::validate() {
+  model_->eval();
+  const int64_t bs = cfg_.train.batch_by == "sentences" ? cfg_.train.batch_size : 64;
+  ValidationResult r = evaluate_loss(*model_, *valid_, bs, device_);
+  model_->train();
+  return r;
+}
+
+void NmtTask::save_state(StateDict& out) const {
+  for (const auto& [name, v] : model_->named_parameters()) out.tensors[checkpoint_name(name)] = v.data();
+  const IteratorState s = iterator_->state();
+  out.ints["data/epoch"] = s.epoch;
+  out.ints["data/index"] = s.index;
+  out.ints["data/step"] = step_;
+  out.strings["vocab/src"] = join_string_list(src_vocab_.to_tokens());
+  out.strings["vocab/tgt"] = join_string_list(tgt_vocab_.to_tokens());
+}
+
+void NmtTask::load_state(const StateDict& in) {
+  Checkpoint view;
+  view.state = in;
+  view.path = "checkpoint";
+  check_string_list(view, "vocab/src", src_vocab_.to_tokens());
+  check_string_list(view, "vocab/tgt", tgt_vocab_.to_tokens());
+  StateDict dest;
+  for (const auto& [name, v] : model_->named_parameters()) dest.tensors[checkpoint_name(name)] = v.data();
+  load_tensors_into(view, dest);
+  iterator_->set_state({in.ints.at("data/epoch"), in.ints.at("data/index")});
+  step_ = in.ints.at("data/step");
+}
+
+std::map<std::string, std::string> NmtTask::checkpoint_metadata() const {
+  return {{"dtype", "float32"},
+          {"src_vocab_size", std::to_string(src_vocab_.size())},
+          {"tgt_vocab_size", std::to_string(tgt_vocab_.size())},
+          {"attention", cfg_.model.attention}};
+}
+
+}  // namespace luong::nmt

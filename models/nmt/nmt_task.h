@@ -1,0 +1,64 @@
+// NmtTask: the Luong NMT model and its data as a TrainTask for the generic trainer.
+//
+// Random streams: parameters are initialised from Generator(seed); dropout in step s on rank r draws from
+// Generator(seed + r * kRankStride, s << 32), a pure function of (seed, rank, step). The dropout stream
+// therefore needs no saved state to resume exactly, and it differs per rank but is reproducible.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "framework/dist/process_group.h"
+#include "framework/train/train_task.h"
+#include "models/nmt/data/batch_iterator.h"
+#include "models/nmt/data/tokenizer.h"
+#include "models/nmt/data/vocabulary.h"
+#include "models/nmt/model.h"
+#include "models/nmt/nmt_config.h"
+
+namespace luong::nmt {
+
+class NmtTask : public TrainTask {
+ public:
+  // Reads and encodes the training (and validation) data, builds the vocabularies from the training data
+  // (or takes the given ones, e.g. from a checkpoint), builds and initialises the model on the group's
+  // device. `log` receives human-readable set-up lines (corpus statistics).
+  NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<void(const std::string&)>& log,
+          std::optional<std::pair<Vocabulary, Vocabulary>> vocabs = std::nullopt);
+
+  FlatParameters& parameters() override { return *flat_; }
+  bool next_batch() override;
+  StepResult forward_backward() override;
+  ValidationResult validate() override;
+  bool has_validation() const override { return valid_ != nullptr; }
+  int64_t epoch() const override { return iterator_->state().epoch + 1; }
+  int64_t batches_per_epoch() const override { return batches_per_epoch_; }
+  void save_state(StateDict& out) const override;
+  void load_state(const StateDict& in) override;
+  std::map<std::string, std::string> checkpoint_metadata() const override;
+
+  NmtModel& model() { return *model_; }
+  const Vocabulary& src_vocab() const { return src_vocab_; }
+  const Vocabulary& tgt_vocab() const { return tgt_vocab_; }
+
+ private:
+  NmtConfig cfg_;
+  ProcessGroup& group_;
+  Device device_;
+  Vocabulary src_vocab_, tgt_vocab_;
+  std::shared_ptr<const Corpus> train_, valid_;
+  std::unique_ptr<BatchIterator> iterator_;
+  std::unique_ptr<NmtModel> model_;
+  std::unique_ptr<FlatParameters> flat_;
+  std::optional<Batch> batch_;
+  int64_t batches_per_epoch_ = 0;
+  int64_t step_ = 0;  // steps taken, for the dropout stream
+};
+
+// Parameter name "encoder.lstm.0.weight_ih" -> checkpoint path "model/encoder/lstm/0/weight_ih".
+std::string checkpoint_name(const std::string& parameter_name);
+
+// The summed loss and token count of `model` over `corpus` (teacher forcing, eval mode, no gradients).
+ValidationResult evaluate_loss(const NmtModel& model, const Corpus& corpus, int64_t batch_size, Device device);
+
+}  // namespace luong::nmt
