@@ -8,6 +8,7 @@
 #include "framework/kernels/cpu/gather.h"
 #include "framework/kernels/cpu/gemm.h"
 #include "framework/kernels/cpu/lstm_cell.h"
+#include "framework/kernels/cpu/optim_kernels.h"
 #include "framework/kernels/cpu/reduce.h"
 #include "framework/kernels/cpu/softmax.h"
 

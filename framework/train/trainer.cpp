@@ -37,7 +37,9 @@ Trainer::Trainer(TrainTask& task, Optimizer& optimizer, Schedule& schedule, Proc
 Trainer::~Trainer() = default;
 
 void Trainer::say(const std::string& text) {
-  if (is_root() && !opt_.quiet) progress_.message(text);
+  // Messages (validation results, warnings, resume) are printed even when quiet: only the progress line
+  // is suppressed.
+  if (is_root()) progress_.message(text);
 }
 
 void Trainer::resume() {

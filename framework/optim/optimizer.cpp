@@ -1,0 +1,61 @@
+#include "framework/optim/optimizer.h"
+
+#include <cmath>
+
+#include "framework/optim/state_access.h"
+
+namespace luong {
+
+void Optimizer::prepare_buffers(const FlatParameters& params) {
+  const Tensor& data = params.data();
+  const std::vector<std::string> names = buffer_names();
+  if (buffers_.empty()) {
+    for (size_t i = 0; i < names.size(); ++i) buffers_.push_back(Tensor::zeros({data.numel()}, data.dtype(), data.device()));
+    return;
+  }
+  // Buffers restored by load_state: they must fit these parameters; dtype and device follow the parameters.
+  for (size_t i = 0; i < buffers_.size(); ++i) {
+    Tensor& b = buffers_[i];
+    LUONG_CHECK(b.numel() == data.numel(), "optimizer '", name_, "': state buffer '", names[i], "' has ",
+                b.numel(), " elements but the parameters have ", data.numel());
+    if (b.dtype() != data.dtype()) b = b.to(data.dtype());
+    if (!(b.device() == data.device())) b = b.to(data.device());
+  }
+}
+
+void Optimizer::step(FlatParameters& params, double lr) {
+  LUONG_CHECK(params.numel() > 0, "optimizer '", name_, "': no parameters");
+  LUONG_CHECK(std::isfinite(lr) && lr >= 0, "optimizer '", name_, "': learning rate must be finite and >= 0, got ", lr);
+  prepare_buffers(params);
+  ++step_;
+  update(params.data(), params.grad(), buffers_, lr, step_);
+}
+
+void Optimizer::state(StateDict& out) const {
+  out.strings["name"] = name_;
+  out.ints["step"] = step_;
+  const std::vector<std::string> names = buffer_names();
+  for (size_t i = 0; i < buffers_.size(); ++i) out.tensors[names[i]] = buffers_[i].clone();
+}
+
+void Optimizer::load_state(const StateDict& in) {
+  optim_detail::check_name(in, "optimizer", name_);
+  const std::string who = "optimizer '" + name_ + "'";
+  const int64_t step = optim_detail::require(in.ints, in, "step", who);
+  LUONG_CHECK(step >= 0, who, " state: negative step ", step);
+  std::vector<Tensor> buffers;
+  // Before the first step there are no buffers yet; after it, every buffer must be present.
+  if (step > 0)
+    for (const auto& n : buffer_names()) buffers.push_back(optim_detail::require(in.tensors, in, n, who).clone());
+  step_ = step;
+  buffers_ = std::move(buffers);
+}
+
+std::unique_ptr<Optimizer> make_optimizer(const std::string& name, const OptimizerOptions& options) {
+  const auto& reg = OptimizerRegistry::instance();
+  if (!reg.contains(name))
+    LUONG_FAIL("unknown optimizer '", name, "' (registered: ", optim_detail::join(reg.names()), ")");
+  return reg.get(name)(options);
+}
+
+}  // namespace luong

@@ -1,0 +1,62 @@
+// Running the luong binary from tests: output capture, exit status, and a kill at a chosen moment.
+#pragma once
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+namespace luong::testing {
+
+struct RunResult {
+  int status = -1;  // exit code, or 128 + signal
+  std::string output;
+};
+
+// Runs `luong <args>` through the shell with stderr merged into stdout.
+inline RunResult run_luong(const std::string& args) {
+  RunResult r;
+  const std::string cmd = std::string(LUONG_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return r;
+}
+
+// Starts `luong <args>` (output to log_path), SIGKILLs it after `after`, and reports whether it was still
+// running (false = it had already finished).
+inline bool run_luong_and_kill(const std::string& args, std::chrono::milliseconds after, const std::string& log_path) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string cmd = "exec " + std::string(LUONG_BINARY) + " " + args + " > " + log_path + " 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const auto deadline = std::chrono::steady_clock::now() + after;
+  int st = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (waitpid(pid, &st, WNOHANG) == pid) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &st, 0);
+  return true;
+}
+
+// A fresh, empty directory under the system temp dir.
+inline std::string fresh_dir(const std::string& name) {
+  const auto p = std::filesystem::temp_directory_path() / ("luong_test_" + name + "_" + std::to_string(getpid()));
+  std::filesystem::remove_all(p);
+  std::filesystem::create_directories(p);
+  return p.string();
+}
+
+}  // namespace luong::testing
