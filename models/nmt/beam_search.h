@@ -1,0 +1,40 @@
+// Batched beam search over NmtModel's step-wise API.
+//
+// Every sentence keeps `beam_size` live hypotheses (rows of one decoder batch of B * K rows). At each step the
+// 2K best extensions of a sentence's beams are considered in score order: an extension ending in </s>
+// becomes a finished hypothesis, the others fill the K live beams. A sentence is done when it has K finished
+// hypotheses or reaches its length limit (max_len_ratio * source length, at least 1), and its live beams are
+// then finished as they are. Finished hypotheses are ranked by length-normalised log-probability
+// score / lp(len) with lp(len) = ((5 + len) / 6)^alpha (Wu et al. 2016, GNMT); alpha = 0 ranks by the plain
+// sum. With beam_size 1 this is exactly greedy decoding.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "models/nmt/model.h"
+
+namespace luong::nmt {
+
+struct BeamOptions {
+  int64_t beam_size = 5;
+  double length_penalty = 0.0;  // alpha
+  double max_len_ratio = 2.0;   // output tokens <= ratio * source tokens (+ 1)
+  int64_t max_len = 0;          // if > 0, a fixed output limit instead of the ratio
+  int64_t n_best = 1;           // hypotheses returned per sentence (<= beam_size)
+  bool keep_attention = false;  // return each hypothesis' attention weights (for unk replacement / plots)
+};
+
+struct Hypothesis {
+  std::vector<int64_t> tokens;               // without <s> and </s>
+  double log_prob = 0.0;                     // sum of token log-probabilities (incl. </s> when finished)
+  double score = 0.0;                        // log_prob / lp(len)
+  std::vector<std::vector<float>> attention;  // per output token (and </s>), weights over source positions
+};
+
+// src (B, S) int64 with src_lengths (B) -> per sentence its n_best hypotheses, best first. Runs without
+// gradients; the model should be in eval mode.
+std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Tensor& src,
+                                                 const std::vector<int64_t>& src_lengths, int64_t bos, int64_t eos,
+                                                 const BeamOptions& options);
+
+}  // namespace luong::nmt

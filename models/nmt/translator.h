@@ -1,0 +1,57 @@
+// Translator: a trained model loaded from a checkpoint, with its vocabularies and tokenizer, turning
+// sentences into translations (beam search, detokenisation, unknown-word replacement).
+#pragma once
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "models/nmt/beam_search.h"
+#include "models/nmt/data/tokenizer.h"
+#include "models/nmt/data/vocabulary.h"
+#include "models/nmt/model.h"
+#include "models/nmt/nmt_config.h"
+
+namespace luong::nmt {
+
+struct Translation {
+  std::string text;                       // detokenised best hypothesis
+  std::vector<std::string> src_tokens;    // tokenised source
+  std::vector<std::string> tgt_tokens;    // output tokens (after unk replacement)
+  std::vector<std::vector<float>> attention;  // (target tokens + </s>) x source tokens
+  std::vector<Hypothesis> nbest;
+};
+
+struct TranslateOptions {
+  BeamOptions beam;
+  bool unk_replace = false;  // Luong et al. 2015, sec. 4.3: <unk> -> the most-attended source word
+  std::unordered_map<std::string, std::string> dictionary;  // optional source -> target word dictionary
+  int64_t batch_size = 32;   // sentences decoded together
+};
+
+class Translator {
+ public:
+  // Loads config, vocabularies and parameters from `checkpoint`; errors name the file and the problem.
+  Translator(const std::string& checkpoint, Device device);
+
+  std::vector<Translation> translate(const std::vector<std::string>& sentences, const TranslateOptions& options) const;
+
+  const NmtModel& model() const { return *model_; }
+  const NmtConfig& config() const { return cfg_; }
+  const Vocabulary& src_vocab() const { return src_vocab_; }
+  const Vocabulary& tgt_vocab() const { return tgt_vocab_; }
+  const Tokenizer& tokenizer() const { return tokenizer_; }
+  Device device() const { return device_; }
+
+ private:
+  NmtConfig cfg_;
+  Vocabulary src_vocab_, tgt_vocab_;
+  Tokenizer tokenizer_;
+  std::unique_ptr<NmtModel> model_;
+  Device device_;
+};
+
+// Reads a dictionary file: one "source<TAB>target" pair per line (errors name file and line).
+std::unordered_map<std::string, std::string> read_dictionary(const std::string& path);
+
+}  // namespace luong::nmt

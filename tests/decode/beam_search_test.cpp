@@ -1,0 +1,102 @@
+// Beam search: beam 1 is greedy decoding, wider beams never score worse than greedy, n-best is sorted,
+// and batching sentences together does not change any sentence's result.
+#include <gtest/gtest.h>
+
+#include "models/nmt/beam_search.h"
+#include "models/nmt/greedy.h"
+
+namespace luong::nmt {
+namespace {
+
+constexpr int64_t kBos = 2, kEos = 3;
+
+std::unique_ptr<NmtModel> random_model(const std::string& attention) {
+  ModelConfig c;
+  c.src_vocab = 13, c.tgt_vocab = 11, c.layers = 2, c.hidden_size = 16, c.embedding_size = 8, c.dropout = 0.0;
+  c.attention = attention;
+  c.init_range = 0.5;  // large weights: peaked, varied distributions
+  Generator g(21);
+  auto m = std::make_unique<NmtModel>(c, g);
+  m->eval();
+  return m;
+}
+
+Tensor sources(std::vector<int64_t>& lengths) {
+  lengths = {5, 3, 6, 1};
+  std::vector<int64_t> ids{4, 5, 6, 7, 8, 0, 9, 10, 11, 0, 0, 0, 12, 4, 5, 6, 7, 8, 6, 0, 0, 0, 0, 0};
+  return Tensor::from_ids(ids, {4, 6});
+}
+
+TEST(BeamSearch, BeamOneEqualsGreedy) {
+  for (const std::string att : {"general", "dot", "local-p"}) {
+    auto model = random_model(att);
+    std::vector<int64_t> lengths;
+    const Tensor src = sources(lengths);
+    const auto greedy = greedy_decode(*model, src, lengths, kBos, kEos, 12);
+    BeamOptions o;
+    o.beam_size = 1;
+    o.max_len = 12;
+    const auto beam = beam_search(*model, src, lengths, kBos, kEos, o);
+    ASSERT_EQ(beam.size(), greedy.size());
+    for (size_t i = 0; i < greedy.size(); ++i) EXPECT_EQ(beam[i][0].tokens, greedy[i]) << att << " sentence " << i;
+  }
+}
+
+TEST(BeamSearch, WiderBeamFindsAtLeastAsProbableHypothesesAndNBestIsSorted) {
+  auto model = random_model("general");
+  std::vector<int64_t> lengths;
+  const Tensor src = sources(lengths);
+  BeamOptions o1;
+  o1.beam_size = 1;
+  o1.max_len = 10;
+  BeamOptions o5 = o1;
+  o5.beam_size = 5;
+  o5.n_best = 5;
+  const auto b1 = beam_search(*model, src, lengths, kBos, kEos, o1);
+  const auto b5 = beam_search(*model, src, lengths, kBos, kEos, o5);
+  for (size_t i = 0; i < b1.size(); ++i) {
+    ASSERT_EQ(b5[i].size(), 5u);
+    EXPECT_GE(b5[i][0].score, b1[i][0].score - 1e-9) << "sentence " << i;
+    for (size_t k = 1; k < b5[i].size(); ++k) EXPECT_GE(b5[i][k - 1].score, b5[i][k].score);
+  }
+}
+
+TEST(BeamSearch, BatchingDoesNotChangeResults) {
+  auto model = random_model("general");
+  std::vector<int64_t> lengths;
+  const Tensor src = sources(lengths);
+  BeamOptions o;
+  o.beam_size = 3;
+  o.max_len_ratio = 1.5;
+  o.keep_attention = true;
+  const auto batched = beam_search(*model, src, lengths, kBos, kEos, o);
+  for (int64_t b = 0; b < 4; ++b) {
+    const int64_t len = lengths[static_cast<size_t>(b)];
+    auto row = src.select(b).to_vector();
+    std::vector<int64_t> ids(row.begin(), row.begin() + len);
+    const auto single = beam_search(*model, Tensor::from_ids(ids, {1, len}), {len}, kBos, kEos, o);
+    EXPECT_EQ(single[0][0].tokens, batched[static_cast<size_t>(b)][0].tokens) << "sentence " << b;
+    EXPECT_NEAR(single[0][0].score, batched[static_cast<size_t>(b)][0].score, 1e-5);
+    // The attention of each output step covers exactly the sentence's source positions and sums to 1.
+    for (const auto& a : batched[static_cast<size_t>(b)][0].attention) {
+      ASSERT_EQ(static_cast<int64_t>(a.size()), len);
+      double s = 0;
+      for (float w : a) s += w;
+      EXPECT_NEAR(s, 1.0, 1e-4);
+    }
+  }
+}
+
+TEST(BeamSearch, LengthLimitIsRespected) {
+  auto model = random_model("dot");
+  std::vector<int64_t> lengths;
+  const Tensor src = sources(lengths);
+  BeamOptions o;
+  o.beam_size = 4;
+  o.max_len_ratio = 1.0;
+  const auto out = beam_search(*model, src, lengths, kBos, kEos, o);
+  for (size_t i = 0; i < out.size(); ++i) EXPECT_LE(static_cast<int64_t>(out[i][0].tokens.size()), lengths[i] + 1);
+}
+
+}  // namespace
+}  // namespace luong::nmt
