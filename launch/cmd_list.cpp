@@ -3,7 +3,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "framework/nn/attention/attention.h"
+#include "framework/nn/init.h"
 #include "framework/ops/op_registry.h"
+#include "framework/optim/optimizer.h"
+#include "framework/optim/schedule.h"
 #include "launch/commands.h"
 
 namespace luong::cli {
@@ -16,7 +20,13 @@ void print(const char* title, const std::vector<std::string>& names) {
 
 const bool kRegistered = add_command([](CLI::App& app) {
   auto* cmd = app.add_subcommand("list", "List registered ops, attention variants, optimizers and schedules");
-  cmd->callback([] { print("ops", OpRegistry::instance().names()); });
+  cmd->callback([] {
+    print("ops", OpRegistry::instance().names());
+    print("attention", AttentionRegistry::instance().names());
+    print("initialisers", InitRegistry::instance().names());
+    print("optimizers", OptimizerRegistry::instance().names());
+    print("schedules", ScheduleRegistry::instance().names());
+  });
 });
 
 }  // namespace

@@ -1,0 +1,51 @@
+#include "framework/nn/attention/attention.h"
+
+#include "framework/ops/ops.h"
+
+namespace luong {
+
+AttentionMemory Attention::prepare(const Variable& memory, const Tensor& src_mask) const {
+  LUONG_CHECK(memory.dim() == 3, "attention: memory must be (B, S, H), got ", shape_str(memory.shape()));
+  const int64_t B = memory.size(0), S = memory.size(1);
+  LUONG_CHECK(src_mask.defined() && src_mask.dtype() == DType::u8 && src_mask.shape() == Shape({B, S}),
+              "attention: src_mask must be uint8 (", B, ", ", S, ") for memory ", shape_str(memory.shape()), ", got ",
+              src_mask.defined() ? src_mask.describe() : std::string("undefined"));
+  AttentionMemory mem;
+  mem.memory = memory, mem.mask = src_mask;
+  const std::vector<double> m = src_mask.to_vector();
+  for (int64_t b = 0; b < B; ++b) {
+    int64_t len = 0;
+    while (len < S && m[static_cast<size_t>(b * S + len)] != 0) ++len;
+    for (int64_t s = len; s < S; ++s)
+      LUONG_CHECK(m[static_cast<size_t>(b * S + s)] == 0, "attention: src_mask row ", b,
+                  " is not a prefix of ones (padding must come last)");
+    LUONG_CHECK(len >= 1, "attention: src_mask row ", b, " has no source token");
+    mem.lengths.push_back(len);
+  }
+  return mem;
+}
+
+Variable attention_context(const Variable& weights, const Variable& memory) {
+  const int64_t B = memory.size(0), S = memory.size(1), H = memory.size(2);
+  return reshape(bmm(reshape(weights, {B, 1, S}), memory), {B, H});
+}
+
+void check_attention_inputs(const char* variant, const Variable& h_t, const AttentionMemory& mem) {
+  LUONG_CHECK(mem.memory.defined(), "attention '", variant, "': memory not prepared");
+  const Shape& m = mem.memory.shape();
+  LUONG_CHECK(h_t.dim() == 2 && h_t.size(0) == m[0] && h_t.size(1) == m[2], "attention '", variant, "': h_t ",
+              shape_str(h_t.shape()), " does not match memory ", shape_str(m), " (need (B, H) with (B, S, H))");
+}
+
+std::shared_ptr<Attention> make_attention(const std::string& name, const AttentionOptions& opt) {
+  LUONG_CHECK(opt.hidden_size > 0, "attention '", name, "': hidden_size must be positive, got ", opt.hidden_size);
+  return AttentionRegistry::instance().get(name)(opt);
+}
+
+std::shared_ptr<AttentionScore> make_attention_score(const std::string& name, const AttentionOptions& opt) {
+  LUONG_CHECK(opt.hidden_size > 0, "attention score '", name, "': hidden_size must be positive, got ",
+              opt.hidden_size);
+  return AttentionScoreRegistry::instance().get(name)(opt);
+}
+
+}  // namespace luong

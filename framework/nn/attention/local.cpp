@@ -1,0 +1,35 @@
+#include "framework/nn/attention/local.h"
+
+#include <cmath>
+
+#include "framework/ops/ops.h"
+
+namespace luong {
+
+LocalAttention::LocalAttention(const AttentionOptions& opt, std::string name)
+    : window_(opt.window), name_(std::move(name)) {
+  LUONG_CHECK(window_ >= 1, "attention '", name_, "': window D must be >= 1, got ", window_);
+  score_ = register_module("score", make_attention_score(opt.score, opt));
+}
+
+AttentionMemory LocalAttention::prepare(const Variable& memory, const Tensor& src_mask) const {
+  AttentionMemory mem = Attention::prepare(memory, src_mask);
+  mem.keys = score_->prepare(memory);
+  return mem;
+}
+
+Tensor LocalAttention::window_mask(const AttentionMemory& mem, const std::vector<double>& centers) const {
+  const int64_t B = mem.memory.size(0), S = mem.memory.size(1);
+  std::vector<double> m(static_cast<size_t>(B * S), 0.0);
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t s = 0; s < mem.lengths[static_cast<size_t>(b)]; ++s)
+      if (std::abs(static_cast<double>(s) - centers[static_cast<size_t>(b)]) <= static_cast<double>(window_))
+        m[static_cast<size_t>(b * S + s)] = 1.0;
+  return Tensor::from(m, {B, S}, DType::u8, mem.memory.device());
+}
+
+Variable LocalAttention::align(const Variable& h_t, const AttentionMemory& mem, const Tensor& window) const {
+  return softmax(score_->score(h_t, mem.keys), window);
+}
+
+}  // namespace luong

@@ -1,0 +1,56 @@
+// The Luong et al. (2015) NMT model: Encoder + Decoder, built from a ModelConfig.
+//
+// Training: forward() runs the whole target with teacher forcing and returns time-major logits
+// (row t * B + b), projected in one GEMM; loss() is the summed token cross-entropy ignoring padding.
+// Decoding: encode() then decode_step() one token at a time; beam search reorders hypotheses with
+// select_rows().
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "framework/ops/ops.h"
+#include "models/nmt/decoder.h"
+#include "models/nmt/encoder.h"
+#include "models/nmt/model_config.h"
+
+namespace luong::nmt {
+
+struct DecodeStep {
+  Variable log_probs;  // (B, V)
+  DecoderState state;  // after this step
+  Variable attention;  // (B, S) weights this step used
+};
+
+class NmtModel : public Module {
+ public:
+  // Parameters are zero until init_parameters() (or a checkpoint load). dtype: f32, or f64 for
+  // gradient checks. Parameter names are assigned ("encoder.lstm.0.weight_ih", ...).
+  NmtModel(const ModelConfig& cfg, DType dtype = DType::f32);
+  // Also initialises with cfg.init / cfg.init_range from `init_gen`.
+  NmtModel(const ModelConfig& cfg, Generator& init_gen, DType dtype = DType::f32);
+
+  // src (B, S) int64, src_lengths (B), tgt_in (B, T) int64 (BOS + target, padded) -> logits (T * B, V),
+  // time-major. gen: the dropout stream (may be null in eval mode or with dropout 0).
+  Variable forward(const Tensor& src, const std::vector<int64_t>& src_lengths, const Tensor& tgt_in,
+                   Generator* gen = nullptr) const;
+  // logits from forward(), tgt_out (B, T) int64 (target + EOS, padded with pad_id, which is ignored).
+  CrossEntropy loss(const Variable& logits, const Tensor& tgt_out, double label_smoothing = 0.0) const;
+
+  // The step-wise API.
+  DecoderState encode(const Tensor& src, const std::vector<int64_t>& src_lengths, Generator* gen = nullptr) const;
+  // prev_tokens (B) int64 -> log-probabilities of the next token, the new state and the attention weights.
+  DecodeStep decode_step(const DecoderState& state, const Tensor& prev_tokens, Generator* gen = nullptr) const;
+  // The state of rows `rows` (any length; rows may repeat, e.g. to expand each sentence into k beams).
+  DecoderState select_rows(const DecoderState& state, const std::vector<int64_t>& rows) const;
+
+  const ModelConfig& config() const { return cfg_; }
+  const Encoder& encoder() const { return *encoder_; }
+  const Decoder& decoder() const { return *decoder_; }
+
+ private:
+  const ModelConfig cfg_;
+  std::shared_ptr<Encoder> encoder_;
+  std::shared_ptr<Decoder> decoder_;
+};
+
+}  // namespace luong::nmt
