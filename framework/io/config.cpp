@@ -1,0 +1,157 @@
+#include "framework/io/config.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "framework/core/error.h"
+
+namespace luong {
+namespace {
+
+// "file:line: " for a node that came from a parsed document (yaml-cpp lines are 0-based).
+std::string where_of(const std::string& source, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  if (m.line < 0) return source + ": ";
+  return str(source, ":", m.line + 1, ": ");
+}
+
+std::string join_path(const std::string& section, const std::string& key) {
+  return section.empty() ? key : section + "." + key;
+}
+
+YAML::Node parse_yaml(const std::string& text, const std::string& source) {
+  try {
+    return YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    LUONG_FAIL("config ", source, ":", e.mark.line + 1, ":", e.mark.column + 1, ": malformed YAML: ", e.msg);
+  }
+}
+
+}  // namespace
+
+Config::Config(ConfigSchema schema) : schema_(std::move(schema)) {
+  for (const auto& k : schema_.keys()) values_[k.path] = k.default_value;
+}
+
+Config Config::load_file(ConfigSchema schema, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) LUONG_FAIL("config file '", path, "' cannot be read: ", std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  Config c(std::move(schema));
+  c.merge_text(text.str(), path);
+  return c;
+}
+
+Config Config::load_string(ConfigSchema schema, const std::string& text, const std::string& source) {
+  Config c(std::move(schema));
+  c.merge_text(text, source);
+  return c;
+}
+
+void Config::merge_text(const std::string& text, const std::string& source) {
+  const YAML::Node root = parse_yaml(text, source);
+  if (root.IsNull()) return;  // an empty file sets nothing
+  if (!root.IsMap())
+    LUONG_FAIL("config ", where_of(source, root), "expected a mapping of keys at the top level, got ",
+               describe_node(root), " (valid top-level keys: ", join_names(schema_.children("")), ")");
+  merge_node(root, "", source);
+}
+
+void Config::merge_node(const YAML::Node& node, const std::string& section, const std::string& source) {
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    if (!it->first.IsScalar())
+      LUONG_FAIL("config ", where_of(source, it->first), "keys must be plain names, got ", describe_node(it->first));
+    const std::string path = join_path(section, it->first.as<std::string>());
+    const std::string where = "config " + where_of(source, it->first);
+    if (const KeySpec* spec = schema_.find(path)) {
+      assign(*spec, it->second, where);
+    } else if (schema_.is_section(path)) {
+      if (it->second.IsNull()) continue;  // "model:" with nothing under it
+      if (!it->second.IsMap())
+        LUONG_FAIL(where, path, ": expected a mapping with keys ", join_names(schema_.children(path)), ", got ",
+                   describe_node(it->second));
+      merge_node(it->second, path, source);
+    } else {
+      LUONG_FAIL(where, schema_.unknown_key_message(path));
+    }
+  }
+}
+
+void Config::assign(const KeySpec& spec, const YAML::Node& value, const std::string& where) {
+  auto v = scalar_to_value(value, spec.type);
+  if (!v) LUONG_FAIL(where, spec.path, ": expected ", value_type_name(spec.type), ", got ", describe_node(value));
+  schema_.validate(spec, *v, where);
+  values_[spec.path] = std::move(*v);
+  set_.insert(spec.path);
+}
+
+void Config::set(const std::string& assignment) {
+  const auto eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0)
+    LUONG_FAIL("--set '", assignment, "': expected key=value (e.g. model.layers=4)");
+  set(assignment.substr(0, eq), assignment.substr(eq + 1));
+}
+
+void Config::set(const std::string& path, const std::string& yaml_value) {
+  const std::string where = "--set " + path + "=" + yaml_value + ": ";
+  const KeySpec* spec = schema_.find(path);
+  if (!spec) {
+    if (schema_.is_section(path))
+      LUONG_FAIL(where, "'", path, "' is a section; set one of its keys: ", join_names(schema_.children(path)));
+    LUONG_FAIL(where, schema_.unknown_key_message(path));
+  }
+  YAML::Node node;
+  try {
+    node = YAML::Load(yaml_value);
+  } catch (const YAML::Exception& e) {
+    LUONG_FAIL(where, "malformed YAML value: ", e.msg);
+  }
+  assign(*spec, node, where);
+}
+
+const ConfigValue& Config::get(const std::string& path) const {
+  auto it = values_.find(path);
+  if (it == values_.end()) LUONG_FAIL("config: ", schema_.unknown_key_message(path));
+  return it->second;
+}
+
+const ConfigValue& Config::typed(const std::string& path, ValueType t) const {
+  const ConfigValue& v = get(path);
+  LUONG_CHECK(value_type_of(v) == t, "config: key '", path, "' is a ", value_type_name(value_type_of(v)),
+              ", read as ", value_type_name(t));
+  return v;
+}
+
+int64_t Config::get_int(const std::string& path) const { return std::get<int64_t>(typed(path, ValueType::integer)); }
+double Config::get_number(const std::string& path) const { return std::get<double>(typed(path, ValueType::number)); }
+bool Config::get_bool(const std::string& path) const { return std::get<bool>(typed(path, ValueType::boolean)); }
+const std::string& Config::get_string(const std::string& path) const {
+  return std::get<std::string>(typed(path, ValueType::string));
+}
+
+std::string Config::dump() const {
+  // Written by hand rather than with YAML::Emitter so numbers keep their shortest round-trip form and
+  // strings that look like numbers stay quoted (value_to_yaml decides both).
+  std::ostringstream os;
+  auto emit = [&](auto&& self, const std::string& section, int depth) -> void {
+    for (const auto& name : schema_.children(section)) {
+      const std::string path = join_path(section, name);
+      os << std::string(static_cast<size_t>(depth) * 2, ' ') << name << ":";
+      if (schema_.is_section(path)) {
+        os << "\n";
+        self(self, path, depth + 1);
+      } else {
+        os << " " << value_to_yaml(values_.at(path)) << "\n";
+      }
+    }
+  };
+  emit(emit, "", 0);
+  return os.str();
+}
+
+}  // namespace luong

@@ -1,0 +1,137 @@
+#include "framework/io/config_value.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+#include <yaml-cpp/yaml.h>
+
+namespace luong {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::optional<int64_t> parse_int(const std::string& s) {
+  const char* b = s.data();
+  const char* e = b + s.size();
+  if (b != e && *b == '+') ++b;
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(b, e, v);
+  if (ec != std::errc() || ptr != e || b == e) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_double(const std::string& s) {
+  const std::string l = lower(s);
+  if (l == ".inf" || l == "+.inf") return std::numeric_limits<double>::infinity();
+  if (l == "-.inf") return -std::numeric_limits<double>::infinity();
+  if (l == ".nan") return std::numeric_limits<double>::quiet_NaN();
+  const char* b = s.data();
+  const char* e = b + s.size();
+  if (b != e && *b == '+') ++b;
+  if (b == e || !(std::isdigit(static_cast<unsigned char>(*b)) || *b == '.' || *b == '-')) return std::nullopt;
+  double v = 0;
+  auto [ptr, ec] = std::from_chars(b, e, v, std::chars_format::general);
+  if (ec != std::errc() || ptr != e) return std::nullopt;
+  return v;
+}
+
+std::optional<bool> parse_bool(const std::string& s) {
+  const std::string l = lower(s);
+  if (l == "true" || l == "yes" || l == "on") return true;
+  if (l == "false" || l == "no" || l == "off") return false;
+  return std::nullopt;
+}
+
+bool is_null_text(const std::string& s) { return s.empty() || s == "~" || lower(s) == "null"; }
+
+}  // namespace
+
+const char* value_type_name(ValueType t) {
+  switch (t) {
+    case ValueType::integer: return "integer";
+    case ValueType::number: return "number";
+    case ValueType::boolean: return "boolean";
+    case ValueType::string: return "string";
+  }
+  return "?";
+}
+
+ValueType value_type_of(const ConfigValue& v) {
+  switch (v.index()) {
+    case 0: return ValueType::integer;
+    case 1: return ValueType::number;
+    case 2: return ValueType::boolean;
+    default: return ValueType::string;
+  }
+}
+
+std::optional<ConfigValue> scalar_to_value(const YAML::Node& node, ValueType type) {
+  if (node.IsNull()) {
+    if (type == ValueType::string) return ConfigValue{std::string()};
+    return std::nullopt;
+  }
+  if (!node.IsScalar()) return std::nullopt;
+  const std::string& s = node.Scalar();
+  // yaml-cpp tags quoted scalars "!" and plain ones "?": quoting forces a string, as YAML itself says.
+  const bool quoted = node.Tag() == "!";
+  switch (type) {
+    case ValueType::string: return ConfigValue{s};
+    case ValueType::integer:
+      if (quoted) return std::nullopt;
+      if (auto v = parse_int(s)) return ConfigValue{*v};
+      return std::nullopt;
+    case ValueType::number:
+      if (quoted) return std::nullopt;
+      if (auto v = parse_int(s)) return ConfigValue{static_cast<double>(*v)};
+      if (auto v = parse_double(s)) return ConfigValue{*v};
+      return std::nullopt;
+    case ValueType::boolean:
+      if (quoted) return std::nullopt;
+      if (auto v = parse_bool(s)) return ConfigValue{*v};
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+std::string value_to_yaml(const ConfigValue& v) {
+  if (auto* i = std::get_if<int64_t>(&v)) return std::to_string(*i);
+  if (auto* b = std::get_if<bool>(&v)) return *b ? "true" : "false";
+  if (auto* d = std::get_if<double>(&v)) {
+    if (std::isnan(*d)) return ".nan";
+    if (std::isinf(*d)) return *d > 0 ? ".inf" : "-.inf";
+    char buf[64];
+    auto [ptr, ec] = std::to_chars(buf, buf + sizeof(buf), *d);
+    std::string s(buf, ptr);
+    if (s.find_first_of(".e") == std::string::npos) s += ".0";
+    return s;
+  }
+  const std::string& s = std::get<std::string>(v);
+  // Plain only when a YAML reader would give back this exact string; otherwise double-quote with escapes.
+  const bool looks_typed = is_null_text(s) || parse_int(s) || parse_double(s) || parse_bool(s);
+  const bool plain_safe = !looks_typed && s.find_first_of(":#{}[],&*!|>'\"%@`\\\n\t") == std::string::npos &&
+                          s.front() != ' ' && s.back() != ' ' && s.front() != '-' && s.front() != '?';
+  if (plain_safe) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (c == '\n') out += "\\n";
+    else if (c == '\t') out += "\\t";
+    else out += c;
+  }
+  return out + "\"";
+}
+
+std::string describe_node(const YAML::Node& node) {
+  if (node.IsNull()) return "null";
+  if (node.IsMap()) return "a mapping";
+  if (node.IsSequence()) return "a sequence";
+  return "'" + node.Scalar() + "'";
+}
+
+}  // namespace luong

@@ -1,0 +1,38 @@
+// Typed config values and their YAML scalar form. A config key holds exactly one of four types; this file is
+// the one place that decides which YAML scalars count as which type, and how a value is written back so that
+// reading the dump gives the same typed value again.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+
+namespace YAML {
+class Node;
+}
+
+namespace luong {
+
+enum class ValueType { integer, number, boolean, string };
+
+// number = double; an integer scalar is accepted where a number is expected (`lr: 1` is 1.0).
+using ConfigValue = std::variant<int64_t, double, bool, std::string>;
+
+const char* value_type_name(ValueType t);
+ValueType value_type_of(const ConfigValue& v);
+
+// Parses a YAML scalar node as `type`; nullopt when it is not of that type. Rules:
+//   integer: optional sign and decimal digits (`12`, `-3`); a quoted scalar is a string, never an integer;
+//   number:  an integer or a decimal/exponent literal (`0.5`, `1e-3`, `.inf`), unquoted;
+//   boolean: true/false/yes/no/on/off in any case, unquoted;
+//   string:  any scalar (quoted or plain); a null scalar (`~` or nothing) is the empty string.
+std::optional<ConfigValue> scalar_to_value(const YAML::Node& node, ValueType type);
+
+// The YAML text of a value that reads back as the same type and value: doubles use the shortest
+// round-trip form and always carry a '.' or exponent; strings that would read as another type are quoted.
+std::string value_to_yaml(const ConfigValue& v);
+
+// Short description of a node for error messages: the scalar text in quotes, "a mapping", "a sequence", "null".
+std::string describe_node(const YAML::Node& node);
+
+}  // namespace luong

@@ -1,0 +1,109 @@
+#include "models/nmt/data/batching.h"
+
+#include <algorithm>
+
+#include "framework/core/error.h"
+#include "framework/core/philox.h"
+
+namespace luong::nmt {
+namespace {
+
+// The data stream gets its own Philox key (seed ^ tag) so its draws never coincide with initialisation or
+// dropout draws made under the same run seed; each epoch owns a disjoint counter range (2^40 counters).
+constexpr uint64_t kDataStreamTag = 0x9E3779B97F4A7C15ull;
+
+Generator epoch_generator(uint64_t seed, int64_t epoch) {
+  return Generator(seed ^ kDataStreamTag, static_cast<uint64_t>(epoch) << 40);
+}
+
+template <class T>
+void philox_shuffle(std::vector<T>& v, Generator& g) {
+  for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[static_cast<size_t>(g.below(i))]);
+}
+
+// Greedy cut of a length-sorted pool into batches under the options' global budget.
+void cut_pool(const Corpus& c, const std::vector<int64_t>& pool, const BatchingOptions& o, EpochPlan& plan) {
+  const int64_t budget = o.batch_size * o.world_size;
+  std::vector<int64_t> cur;
+  int64_t cur_max = 0;
+  auto flush = [&] {
+    if (cur.empty()) return;
+    if (static_cast<int64_t>(cur.size()) < o.world_size) plan.dropped_examples += static_cast<int64_t>(cur.size());
+    else plan.batches.push_back(cur);
+    cur.clear();
+    cur_max = 0;
+  };
+  for (int64_t i : pool) {
+    if (o.by == BatchBy::sentences) {
+      cur.push_back(i);
+      if (static_cast<int64_t>(cur.size()) == budget) flush();
+    } else {
+      const int64_t cost = example_cost(c.examples[static_cast<size_t>(i)]);
+      const int64_t new_max = std::max(cur_max, cost);
+      if (!cur.empty() && new_max * static_cast<int64_t>(cur.size() + 1) > budget) flush();
+      cur.push_back(i);
+      cur_max = std::max(cur_max, cost);
+    }
+  }
+  flush();
+}
+
+}  // namespace
+
+BatchBy parse_batch_by(const std::string& name) {
+  if (name == "sentences") return BatchBy::sentences;
+  if (name == "tokens") return BatchBy::tokens;
+  LUONG_FAIL("batch_by: '", name, "' is not one of: sentences, tokens");
+}
+
+int64_t example_cost(const Example& e) {
+  return std::max<int64_t>(static_cast<int64_t>(e.src.size()), static_cast<int64_t>(e.tgt.size()) + 1);
+}
+
+EpochPlan plan_epoch(const Corpus& corpus, const BatchingOptions& o, int64_t epoch) {
+  LUONG_CHECK(o.batch_size > 0 && o.pool_batches > 0 && o.world_size > 0 && o.rank >= 0 && o.rank < o.world_size,
+              "batching: bad options (batch_size ", o.batch_size, ", pool_batches ", o.pool_batches, ", rank ", o.rank,
+              " of ", o.world_size, ")");
+  LUONG_CHECK(epoch >= 0, "batching: negative epoch ", epoch);
+  const auto n = static_cast<int64_t>(corpus.examples.size());
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
+  Generator g = epoch_generator(o.seed, epoch);
+  if (o.shuffle) philox_shuffle(order, g);
+
+  auto by_length = [&](int64_t a, int64_t b) {
+    const Example& x = corpus.examples[static_cast<size_t>(a)];
+    const Example& y = corpus.examples[static_cast<size_t>(b)];
+    if (x.src.size() != y.src.size()) return x.src.size() < y.src.size();
+    return x.tgt.size() < y.tgt.size();
+  };
+  const int64_t pool_budget = o.pool_batches * o.batch_size * o.world_size;
+  EpochPlan plan;
+  std::vector<int64_t> pool;
+  int64_t pool_used = 0;
+  auto close_pool = [&] {
+    std::stable_sort(pool.begin(), pool.end(), by_length);
+    cut_pool(corpus, pool, o, plan);
+    pool.clear();
+    pool_used = 0;
+  };
+  for (int64_t i : order) {
+    pool.push_back(i);
+    pool_used += o.by == BatchBy::sentences ? 1 : example_cost(corpus.examples[static_cast<size_t>(i)]);
+    if (pool_used >= pool_budget) close_pool();
+  }
+  if (!pool.empty()) close_pool();
+  if (o.shuffle) philox_shuffle(plan.batches, g);
+  return plan;
+}
+
+std::vector<int64_t> shard_of(const std::vector<int64_t>& global, int rank, int world_size) {
+  LUONG_CHECK(world_size > 0 && rank >= 0 && rank < world_size, "shard_of: rank ", rank, " of ", world_size);
+  const auto n = static_cast<int64_t>(global.size());
+  const int64_t base = n / world_size, extra = n % world_size;
+  const int64_t begin = rank * base + std::min<int64_t>(rank, extra);
+  const int64_t len = base + (rank < extra ? 1 : 0);
+  return {global.begin() + begin, global.begin() + begin + len};
+}
+
+}  // namespace luong::nmt

@@ -1,0 +1,50 @@
+// Length-bucketed batching with a deterministic shuffle, and the data-parallel split.
+//
+// One epoch's plan (plan_epoch), for options (batch_size B, unit, pool P, world size N):
+//   1. order the examples: a Fisher-Yates shuffle drawn from Philox under (seed, epoch), or file order when
+//      shuffle is off;
+//   2. cut that order into pools of P global batches (P * N * B sentences, or P * N * B tokens by the cost
+//      below) and sort each pool stably by (source length, target length), so batches hold similar lengths;
+//   3. cut each sorted pool into global batches of N * B sentences, or of at most N * B tokens where a batch
+//      costs sentences x max(src_len, tgt_len + 1) (its padded size; a single longer pair gets its own batch);
+//   4. shuffle the order of the global batches (again Philox under (seed, epoch)), unless shuffle is off.
+// Rank r of N then trains on the r-th contiguous slice of each global batch (shard_of), so the ranks' shards are
+// disjoint and together are exactly the global batch one rank with batch N * B would see. With N > 1, a
+// global batch with fewer than N sentences cannot feed every rank and is dropped (counted in the plan).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/nmt/data/corpus.h"
+
+namespace luong::nmt {
+
+enum class BatchBy { sentences, tokens };
+BatchBy parse_batch_by(const std::string& name);  // "sentences" | "tokens"
+
+struct BatchingOptions {
+  int64_t batch_size = 64;   // per rank, in units of `by`
+  BatchBy by = BatchBy::sentences;
+  int64_t pool_batches = 100;
+  bool shuffle = true;       // off: file order, no batch shuffle (validation, translation)
+  uint64_t seed = 0;
+  int world_size = 1;
+  int rank = 0;
+};
+
+struct EpochPlan {
+  std::vector<std::vector<int64_t>> batches;  // global batches: example indices, length-sorted within a batch
+  int64_t dropped_examples = 0;               // in global batches too small to shard
+};
+
+EpochPlan plan_epoch(const Corpus& corpus, const BatchingOptions& options, int64_t epoch);
+
+// The rank-th of world_size contiguous, near-equal slices of a global batch (the first size % world_size
+// slices have one extra sentence).
+std::vector<int64_t> shard_of(const std::vector<int64_t>& global, int rank, int world_size);
+
+// Padded cost of one example in the token budget: max(src_len, tgt_len + 1).
+int64_t example_cost(const Example& e);
+
+}  // namespace luong::nmt

@@ -1,0 +1,66 @@
+#include "models/nmt/data/corpus.h"
+
+#include <cstdio>
+
+namespace luong::nmt {
+namespace {
+
+std::string percent(int64_t part, int64_t whole) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f%%", whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+  return buf;
+}
+
+int64_t count_unk(const std::vector<int64_t>& ids) {
+  int64_t n = 0;
+  for (int64_t i : ids) n += i == Vocabulary::kUnk;
+  return n;
+}
+
+}  // namespace
+
+TokenizedCorpus tokenize_corpus(const ParallelText& text, const Tokenizer& tokenizer) {
+  TokenizedCorpus out;
+  out.lines = text.lines;
+  out.empty_skipped = text.empty_skipped;
+  out.line_numbers = text.line_numbers;
+  out.src.reserve(text.src.size());
+  out.tgt.reserve(text.tgt.size());
+  for (size_t i = 0; i < text.src.size(); ++i) {
+    out.src.push_back(tokenizer.tokenize(text.src[i]));
+    out.tgt.push_back(tokenizer.tokenize(text.tgt[i]));
+  }
+  return out;
+}
+
+Corpus encode_corpus(const TokenizedCorpus& text, const Vocabulary& src_vocab, const Vocabulary& tgt_vocab,
+                     int64_t max_len) {
+  Corpus c;
+  c.stats.lines = text.lines;
+  c.stats.empty_skipped = text.empty_skipped;
+  for (size_t i = 0; i < text.src.size(); ++i) {
+    const auto ns = static_cast<int64_t>(text.src[i].size()), nt = static_cast<int64_t>(text.tgt[i].size());
+    if (max_len > 0 && (ns > max_len || nt > max_len)) {
+      ++c.stats.too_long_skipped;
+      continue;
+    }
+    Example e{src_vocab.encode(text.src[i]), tgt_vocab.encode(text.tgt[i]),
+              i < text.line_numbers.size() ? text.line_numbers[i] : static_cast<int64_t>(i) + 1};
+    c.stats.src_tokens += ns;
+    c.stats.tgt_tokens += nt;
+    c.stats.src_unk += count_unk(e.src);
+    c.stats.tgt_unk += count_unk(e.tgt);
+    c.examples.push_back(std::move(e));
+  }
+  c.stats.examples = static_cast<int64_t>(c.examples.size());
+  return c;
+}
+
+std::string CorpusStats::summary() const {
+  return std::to_string(lines) + " lines, " + std::to_string(examples) + " pairs kept, " +
+         std::to_string(empty_skipped) + " empty skipped, " + std::to_string(too_long_skipped) +
+         " too long skipped; src " + std::to_string(src_tokens) + " tokens (" + percent(src_unk, src_tokens) +
+         " unk), tgt " + std::to_string(tgt_tokens) + " tokens (" + percent(tgt_unk, tgt_tokens) + " unk)";
+}
+
+}  // namespace luong::nmt

@@ -1,0 +1,25 @@
+// A deterministic synthetic "translation" task that a small model learns in seconds (configs/tiny.yaml):
+// the source is a random sequence of 3..8 words over 16 syllables ("ba ko mi ."), the target is the source
+// reversed with each word mapped through a fixed bijection onto 16 other words, the final period kept
+// ("papa golf alpha ."). Reversal makes attention necessary; the period exercises the tokenizer's joiners.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace luong::nmt {
+
+struct ToyDataOptions {
+  int64_t train = 2000, valid = 100, test = 100;  // pairs per split
+  int64_t min_len = 3, max_len = 8;               // words per sentence (before the period)
+  uint64_t seed = 1;
+};
+
+// `count` (source, target) pairs of split number `split` (0 train, 1 valid, 2 test: disjoint random streams).
+std::vector<std::pair<std::string, std::string>> toy_pairs(const ToyDataOptions& options, int split, int64_t count);
+
+// Writes train/valid/test .src/.tgt files into `dir` (created if needed); returns the file paths written.
+std::vector<std::string> write_toy_data(const std::string& dir, const ToyDataOptions& options);
+
+}  // namespace luong::nmt

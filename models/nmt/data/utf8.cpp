@@ -1,0 +1,106 @@
+#include "models/nmt/data/utf8.h"
+
+#include "framework/core/error.h"
+
+namespace luong::nmt {
+namespace {
+
+// Length of the sequence starting at s[i] and its code point; length 0 when invalid.
+int decode_one(std::string_view s, size_t i, char32_t& cp) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  int len = 0;
+  char32_t min = 0;
+  if (b0 < 0x80) {
+    cp = b0;
+    return 1;
+  } else if ((b0 & 0xE0) == 0xC0) {
+    len = 2, cp = b0 & 0x1F, min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    len = 3, cp = b0 & 0x0F, min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    len = 4, cp = b0 & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + static_cast<size_t>(len) > s.size()) return 0;
+  for (int k = 1; k < len; ++k) {
+    const auto b = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
+    if ((b & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+}  // namespace
+
+int64_t utf8_invalid_offset(std::string_view s) {
+  size_t i = 0;
+  char32_t cp = 0;
+  while (i < s.size()) {
+    const int len = decode_one(s, i, cp);
+    if (len == 0) return static_cast<int64_t>(i);
+    i += static_cast<size_t>(len);
+  }
+  return -1;
+}
+
+std::vector<char32_t> utf8_decode(std::string_view s) {
+  std::vector<char32_t> out;
+  out.reserve(s.size());
+  size_t i = 0;
+  char32_t cp = 0;
+  while (i < s.size()) {
+    const int len = decode_one(s, i, cp);
+    if (len == 0) LUONG_FAIL("invalid UTF-8 at byte offset ", i);
+    out.push_back(cp);
+    i += static_cast<size_t>(len);
+  }
+  return out;
+}
+
+void utf8_append(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+}
+
+char32_t to_lower(char32_t c) {
+  if (c >= U'A' && c <= U'Z') return c + 32;
+  if (c < 0xC0) return c;
+  if (c <= 0xDE) return c == 0xD7 ? c : c + 32;  // À..Þ except ×
+  if (c >= 0x100 && c <= 0x17F) {
+    // Latin Extended-A pairs capitals with the next code point, except in the ranges below where the pairs
+    // start on odd code points; İ (U+0130) and ĸ/ŉ/ſ have no simple pair.
+    if (c == 0x130 || c == 0x138 || c == 0x149 || c == 0x17F) return c;
+    const bool odd_pairs = (c >= 0x139 && c <= 0x148) || (c >= 0x179 && c <= 0x17E);
+    if (odd_pairs) return (c % 2 == 1) ? c + 1 : c;
+    if (c == 0x178) return 0xFF;  // Ÿ
+    return (c % 2 == 0) ? c + 1 : c;
+  }
+  if (c >= 0x391 && c <= 0x3A9 && c != 0x3A2) return c + 32;  // Greek capitals
+  if (c >= 0x410 && c <= 0x42F) return c + 32;                // Cyrillic А..Я
+  if (c >= 0x400 && c <= 0x40F) return c + 80;                // Cyrillic Ѐ..Џ
+  return c;
+}
+
+std::string utf8_lower(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char32_t cp : utf8_decode(s)) utf8_append(out, to_lower(cp));
+  return out;
+}
+
+}  // namespace luong::nmt

@@ -1,0 +1,253 @@
+#include "models/nmt/nmt_config.h"
+
+#include "framework/core/error.h"
+
+namespace luong::nmt {
+namespace {
+
+std::string check_device(const ConfigValue& v) {
+  const std::string& s = std::get<std::string>(v);
+  if (s == "cpu" || s == "cuda") return "";
+  if (s.rfind("cuda:", 0) == 0 && s.size() > 5 && s.find_first_not_of("0123456789", 5) == std::string::npos)
+    return "";
+  return "'" + s + "' is not a device (expected cpu, cuda or cuda:N)";
+}
+
+std::string check_non_empty(const ConfigValue& v) {
+  return std::get<std::string>(v).empty() ? "a name is required" : "";
+}
+
+KeySpec& bounded(KeySpec& k, std::optional<double> lo, std::optional<double> hi = std::nullopt) {
+  k.min = lo;
+  k.max = hi;
+  return k;
+}
+
+void add_top_and_model(ConfigSchema& s) {
+  bounded(s.add_int("seed", 1234, "Seed of every random stream: initialisation, dropout, data shuffling."), 0);
+  s.add_string("device", "cpu", "Where the model runs: cpu, cuda (device 0) or cuda:N.").check = check_device;
+
+  bounded(s.add_int("model.layers", 2, "Stacked LSTM layers in the encoder and in the decoder."), 1);
+  bounded(s.add_int("model.hidden_size", 256, "LSTM hidden units (and attentional vector size)."), 1);
+  bounded(s.add_int("model.embedding_size", 256, "Word embedding size (source and target)."), 1);
+  bounded(s.add_number("model.dropout", 0.2, "Dropout probability between LSTM layers and on h~ before the "
+                                             "output layer (Zaremba et al. 2014 style, as in Luong et al. 2015)."),
+          0.0, 0.99);
+  s.add_string("model.attention", "general",
+               "Attention variant, a registered name (see `luong list`): global (dot/general/concat/location "
+               "scores) or local-m / local-p (Luong et al. 2015, sec. 3).")
+      .check = check_non_empty;
+  s.add_string("model.attention_score", "general",
+               "Score function used by the local variants (dot, general, concat); a registered name.")
+      .check = check_non_empty;
+  bounded(s.add_int("model.attention_window", 10, "Half-width D of the local attention window [p_t - D, p_t + D]."),
+          0);
+  s.add_bool("model.input_feeding", true, "Feed h~_{t-1} into the decoder input at step t (Luong et al. 2015, sec. 3.3).");
+  s.add_bool("model.reverse_source", false, "Reverse the source sentence before encoding (Sutskever et al. 2014).");
+  s.add_bool("model.bidirectional_encoder", false, "Make the first encoder layer bidirectional.");
+  s.add_bool("model.tie_embeddings", false, "Share the target embedding matrix with the output projection "
+                                            "(requires embedding_size == hidden_size).");
+  s.add_string("model.init", "uniform", "Parameter initialiser, a registered name (e.g. uniform).").check =
+      check_non_empty;
+  bounded(s.add_number("model.init_range", 0.1, "Uniform initialisation range: parameters drawn from [-r, r]."), 0.0);
+}
+
+void add_data(ConfigSchema& s) {
+  const std::string rel = " Relative paths are resolved against the current working directory.";
+  s.add_string("data.train_src", "", "Training source text, one sentence per line (plain UTF-8)." + rel);
+  s.add_string("data.train_tgt", "", "Training target text, line-aligned with train_src." + rel);
+  s.add_string("data.valid_src", "", "Validation source text; empty = no validation." + rel);
+  s.add_string("data.valid_tgt", "", "Validation target text, line-aligned with valid_src." + rel);
+  s.add_string("data.test_src", "", "Test source text (used by `luong eval`); empty = none." + rel);
+  s.add_string("data.test_tgt", "", "Test reference text, line-aligned with test_src." + rel);
+  bounded(s.add_int("data.src_vocab_size", 8000, "Maximum source vocabulary size, the four specials "
+                                                 "<pad> <unk> <s> </s> included; most frequent tokens are kept."),
+          5);
+  bounded(s.add_int("data.tgt_vocab_size", 8000, "Maximum target vocabulary size, specials included."), 5);
+  bounded(s.add_int("data.min_freq", 1, "Tokens seen fewer times than this in training data map to <unk>."), 1);
+  s.add_bool("data.lowercase", false, "Lowercase text before tokenising (output is then lowercase too).");
+  bounded(s.add_int("data.max_len", 50, "Training pairs with more tokens than this on either side are skipped "
+                                        "(and counted in the log)."),
+          1);
+  bounded(s.add_int("data.pool_batches", 100, "Length bucketing: examples are sorted by length within pools of "
+                                              "this many batches, then the batch order is shuffled."),
+          1);
+}
+
+void add_train(ConfigSchema& s) {
+  bounded(s.add_int("train.batch_size", 64, "Batch size per rank, in sentences or tokens (see batch_by); with N "
+                                            "ranks the global batch is N times larger."),
+          1);
+  s.add_choice("train.batch_by", "sentences", {"sentences", "tokens"},
+               "Unit of batch_size; tokens counts padded positions: sentences x max(src_len, tgt_len + 1).");
+  bounded(s.add_int("train.max_steps", 0, "Stop after this many optimizer steps; 0 = no step limit."), 0);
+  bounded(s.add_int("train.max_epochs", 10, "Stop after this many epochs; 0 = no epoch limit."), 0);
+  bounded(s.add_int("train.valid_every", 0, "Validate every this many steps; 0 = at the end of every epoch."), 0);
+  bounded(s.add_int("train.log_every", 50, "Print a progress line every this many steps."), 1);
+  bounded(s.add_int("train.checkpoint_every", 0, "Save a checkpoint every this many steps; 0 = after every "
+                                                 "validation."),
+          0);
+  bounded(s.add_int("train.keep_checkpoints", 3, "Keep the newest this many step checkpoints (the best one is "
+                                                 "always kept); 0 = keep all."),
+          0);
+  bounded(s.add_int("train.early_stopping", 0, "Stop after this many validations without improvement; 0 = off."),
+          0);
+  bounded(s.add_number("train.label_smoothing", 0.0, "Label smoothing epsilon of the cross-entropy loss."), 0.0,
+          0.99);
+  bounded(s.add_int("train.max_bad_steps", 5, "Stop after this many consecutive steps with a NaN/Inf loss (such "
+                                              "steps are skipped)."),
+          1);
+}
+
+void add_optim(ConfigSchema& s) {
+  s.add_choice("optim.name", "adam", {"sgd", "adam"}, "Optimizer: plain SGD (the paper) or Adam.");
+  bounded(s.add_number("optim.lr", 0.001, "Learning rate (the paper: SGD with 1.0)."), 0.0);
+  bounded(s.add_number("optim.clip_norm", 5.0, "Rescale gradients whose global L2 norm exceeds this; 0 = off."), 0.0);
+  bounded(s.add_number("optim.weight_decay", 0.0, "L2 weight decay coefficient."), 0.0);
+  bounded(s.add_number("optim.beta1", 0.9, "Adam beta1."), 0.0, 0.999999);
+  bounded(s.add_number("optim.beta2", 0.999, "Adam beta2."), 0.0, 0.999999999);
+  bounded(s.add_number("optim.eps", 1e-8, "Adam epsilon."), 0.0);
+  s.add_string("optim.schedule", "constant",
+               "Learning-rate schedule, a registered name: luong (halve every epoch after decay_start), plateau "
+               "(multiply by decay_factor when validation perplexity stops improving), warmup (linear warmup then "
+               "inverse square root), constant.")
+      .check = check_non_empty;
+  bounded(s.add_int("optim.decay_start", 8, "luong schedule: after epoch K, multiply the rate by decay_factor at "
+                                            "every epoch end (the paper: K = 8 of 12)."),
+          0);
+  bounded(s.add_number("optim.decay_factor", 0.5, "Multiplier applied at each decay."), 0.0, 1.0);
+  bounded(s.add_int("optim.warmup_steps", 0, "warmup schedule: steps of linear warmup."), 0);
+  bounded(s.add_int("optim.plateau_patience", 1, "plateau schedule: validations without improvement before a "
+                                                 "decay."),
+          0);
+}
+
+void add_dist_eval(ConfigSchema& s) {
+  s.add_choice("dist.backend", "auto", {"auto", "mpi", "nccl"},
+               "Gradient all-reduce backend: auto picks nccl for CUDA devices when available, else mpi.");
+  bounded(s.add_number("dist.bucket_mb", 25.0, "Size of gradient all-reduce buckets in MiB."), 0.001);
+  bounded(s.add_int("dist.timeout_s", 300, "Seconds a collective may wait before the run fails naming the rank."), 1);
+  bounded(s.add_int("dist.check_every", 0, "Every this many steps, check that all ranks hold identical weights; "
+                                           "0 = off."),
+          0);
+  bounded(s.add_int("eval.beam_size", 5, "Beam width of beam search (1 = greedy)."), 1);
+  bounded(s.add_number("eval.length_penalty", 0.0, "Hypothesis score is log P / length^alpha with alpha = this; 0 "
+                                                   "= raw log-probability."),
+          0.0);
+  bounded(s.add_number("eval.max_len_ratio", 2.0, "Maximum output length as a multiple of the source length."),
+          0.1);
+}
+
+}  // namespace
+
+ConfigSchema nmt_schema() {
+  ConfigSchema s;
+  add_top_and_model(s);
+  add_data(s);
+  add_train(s);
+  add_optim(s);
+  add_dist_eval(s);
+  return s;
+}
+
+NmtConfig nmt_config_from(const Config& c) {
+  NmtConfig n;
+  n.seed = static_cast<uint64_t>(c.get_int("seed"));
+  n.device = c.get_string("device");
+  ModelConfig& m = n.model;
+  m.layers = c.get_int("model.layers");
+  m.hidden_size = c.get_int("model.hidden_size");
+  m.embedding_size = c.get_int("model.embedding_size");
+  m.dropout = c.get_number("model.dropout");
+  m.attention = c.get_string("model.attention");
+  m.attention_score = c.get_string("model.attention_score");
+  m.attention_window = c.get_int("model.attention_window");
+  m.input_feeding = c.get_bool("model.input_feeding");
+  m.reverse_source = c.get_bool("model.reverse_source");
+  m.bidirectional_encoder = c.get_bool("model.bidirectional_encoder");
+  m.tie_embeddings = c.get_bool("model.tie_embeddings");
+  m.init = c.get_string("model.init");
+  m.init_range = c.get_number("model.init_range");
+  LUONG_CHECK(!m.tie_embeddings || m.embedding_size == m.hidden_size,
+              "config: model.tie_embeddings needs model.embedding_size (", m.embedding_size,
+              ") == model.hidden_size (", m.hidden_size, ")");
+
+  DataConfig& d = n.data;
+  d.train_src = c.get_string("data.train_src");
+  d.train_tgt = c.get_string("data.train_tgt");
+  d.valid_src = c.get_string("data.valid_src");
+  d.valid_tgt = c.get_string("data.valid_tgt");
+  d.test_src = c.get_string("data.test_src");
+  d.test_tgt = c.get_string("data.test_tgt");
+  LUONG_CHECK(d.valid_src.empty() == d.valid_tgt.empty(), "config: data.valid_src and data.valid_tgt must both be "
+              "set or both be empty");
+  LUONG_CHECK(d.test_src.empty() == d.test_tgt.empty(), "config: data.test_src and data.test_tgt must both be set "
+              "or both be empty");
+  d.src_vocab_size = c.get_int("data.src_vocab_size");
+  d.tgt_vocab_size = c.get_int("data.tgt_vocab_size");
+  d.min_freq = c.get_int("data.min_freq");
+  d.lowercase = c.get_bool("data.lowercase");
+  d.max_len = c.get_int("data.max_len");
+  d.pool_batches = c.get_int("data.pool_batches");
+
+  TrainConfig& t = n.train;
+  t.batch_size = c.get_int("train.batch_size");
+  t.batch_by = c.get_string("train.batch_by");
+  t.max_steps = c.get_int("train.max_steps");
+  t.max_epochs = c.get_int("train.max_epochs");
+  LUONG_CHECK(t.max_steps > 0 || t.max_epochs > 0, "config: train.max_steps and train.max_epochs are both 0; set "
+              "at least one so training ends");
+  t.valid_every = c.get_int("train.valid_every");
+  t.log_every = c.get_int("train.log_every");
+  t.checkpoint_every = c.get_int("train.checkpoint_every");
+  t.keep_checkpoints = c.get_int("train.keep_checkpoints");
+  t.early_stopping = c.get_int("train.early_stopping");
+  t.label_smoothing = c.get_number("train.label_smoothing");
+  t.max_bad_steps = c.get_int("train.max_bad_steps");
+
+  OptimConfig& o = n.optim;
+  o.name = c.get_string("optim.name");
+  o.lr = c.get_number("optim.lr");
+  o.clip_norm = c.get_number("optim.clip_norm");
+  o.weight_decay = c.get_number("optim.weight_decay");
+  o.beta1 = c.get_number("optim.beta1");
+  o.beta2 = c.get_number("optim.beta2");
+  o.eps = c.get_number("optim.eps");
+  o.schedule = c.get_string("optim.schedule");
+  o.decay_start = c.get_int("optim.decay_start");
+  o.decay_factor = c.get_number("optim.decay_factor");
+  o.warmup_steps = c.get_int("optim.warmup_steps");
+  o.plateau_patience = c.get_int("optim.plateau_patience");
+
+  n.dist.backend = c.get_string("dist.backend");
+  n.dist.bucket_mb = c.get_number("dist.bucket_mb");
+  n.dist.timeout_s = c.get_int("dist.timeout_s");
+  n.dist.check_every = c.get_int("dist.check_every");
+  n.eval.beam_size = c.get_int("eval.beam_size");
+  n.eval.length_penalty = c.get_number("eval.length_penalty");
+  n.eval.max_len_ratio = c.get_number("eval.max_len_ratio");
+  return n;
+}
+
+std::string nmt_config_reference() {
+  return nmt_schema().reference_markdown(
+      "luong configuration reference",
+      "Generated by `luong config --doc` from the schema in models/nmt/nmt_config.cpp; do not edit by hand.\n\n"
+      "A config is a YAML file with the sections below; every key is optional and takes its default when absent. "
+      "An unknown key or a value of the wrong type is an error naming the key. Any key can be overridden on the "
+      "command line with `--set section.key=value` (the value is read as a YAML scalar). `luong config --config F "
+      "[--set k=v ...]` prints the resolved config with every default filled in; the trainer writes the same text "
+      "to the run directory.\n\n"
+      "Relative data paths are resolved against the current working directory (run from the repository root).\n\n"
+      "Text files are plain UTF-8, one sentence per line, source and target line-aligned; a pair with an empty "
+      "side is skipped and counted. Text is tokenised by luong's reversible tokenizer (documented in "
+      "models/nmt/data/tokenizer.h): split on whitespace, punctuation separated from words with the joiner mark "
+      "`￭` on the punctuation side, so translations detokenise to normal spacing; `data.lowercase` lowercases "
+      "first. Batching (models/nmt/data/batching.h) sorts examples by length within pools of "
+      "`data.pool_batches` batches and shuffles the batch order from `seed` and the epoch.\n\n"
+      "Configs shipped in this directory: `tiny.yaml` (toy task from `luong gen-data --out data/toy`, used by "
+      "tests), `multi30k.yaml` (English to German on Multi30k, the main job; fetch the data with "
+      "`tools/get-data multi30k`), `wmt14-luong.yaml` (the setting of Luong et al. 2015; data not shipped).");
+}
+
+}  // namespace luong::nmt

@@ -1,0 +1,126 @@
+// BatchIterator: epochs, exact resume from (epoch, index), and data-parallel shards.
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "models/nmt/data/batch_iterator.h"
+#include "tests/data/batching_test_util.h"
+#include "tests/data/test_files.h"
+
+namespace luong::nmt {
+namespace {
+
+using Ids = std::vector<int64_t>;
+
+void expect_same_batch(const Batch& a, const Batch& b) {
+  EXPECT_EQ(a.indices, b.indices);
+  EXPECT_EQ(a.src.shape(), b.src.shape());
+  EXPECT_EQ(a.src.to_vector(), b.src.to_vector());
+  EXPECT_EQ(a.tgt_in.to_vector(), b.tgt_in.to_vector());
+  EXPECT_EQ(a.tgt_out.to_vector(), b.tgt_out.to_vector());
+}
+
+TEST(BatchIterator, EndsEachEpochAndMovesToTheNext) {
+  auto c = testing::varied_corpus(95);
+  BatchIterator it(c, {.batch_size = 10, .pool_batches = 3, .seed = 1});
+  const int64_t planned = it.batches_in_epoch();
+  int64_t batches = 0, sentences = 0;
+  while (auto b = it.next()) {
+    ++batches;
+    sentences += b->sentences;
+    EXPECT_EQ(it.state().epoch, 0);
+  }
+  EXPECT_EQ(sentences, 95);
+  EXPECT_EQ(batches, planned);
+  EXPECT_EQ(it.state(), (IteratorState{1, 0}));
+  ASSERT_TRUE(it.next().has_value());
+  EXPECT_EQ(it.state(), (IteratorState{1, 1}));
+}
+
+TEST(BatchIterator, ResumesExactlyFromASavedState) {
+  auto c = testing::varied_corpus(300);
+  const BatchingOptions o{.batch_size = 16, .by = BatchBy::sentences, .pool_batches = 4, .seed = 9};
+  BatchIterator a(c, o);
+  // Run into the second epoch, then save.
+  int64_t k = 0;
+  for (; k < 25; ++k)
+    if (!a.next()) a.next();
+  const IteratorState saved = a.state();
+  EXPECT_EQ(saved.epoch, 1);
+  std::vector<Batch> expected;
+  for (int i = 0; i < 30; ++i) {
+    auto b = a.next();
+    if (b) expected.push_back(std::move(*b));
+  }
+  BatchIterator b(c, o);  // a fresh iterator, as after a restart
+  b.set_state(saved);
+  std::vector<Batch> got;
+  for (int i = 0; i < 30; ++i) {
+    auto x = b.next();
+    if (x) got.push_back(std::move(*x));
+  }
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) expect_same_batch(got[i], expected[i]);
+  EXPECT_EQ(b.state(), a.state());
+}
+
+TEST(BatchIterator, RejectsStatesBeyondTheEpoch) {
+  auto c = testing::varied_corpus(50);
+  BatchIterator it(c, {.batch_size = 10, .seed = 1});
+  EXPECT_ERROR_HAS(it.set_state({0, 99}), "index 99 is beyond the 5 batches of epoch 0");
+  EXPECT_ERROR_HAS(it.set_state({-1, 0}), "bad state");
+  auto empty = std::make_shared<Corpus>();
+  EXPECT_ERROR_HAS(BatchIterator(empty, {}), "no examples");
+}
+
+TEST(BatchIterator, ShardsOfTwoRanksAreDisjointAndConcatenateToTheOneRankBatch) {
+  auto c = testing::varied_corpus(400);
+  for (BatchBy by : {BatchBy::sentences, BatchBy::tokens}) {
+    const int64_t per_rank = by == BatchBy::sentences ? 12 : 150;
+    BatchingOptions single{.batch_size = 2 * per_rank, .by = by, .pool_batches = 5, .seed = 21};
+    BatchingOptions r0 = single, r1 = single;
+    r0.batch_size = r1.batch_size = per_rank;
+    r0.world_size = r1.world_size = 2;
+    r1.rank = 1;
+    BatchIterator one(c, single), a(c, r0), b(c, r1);
+    // The one-rank global batches, keyed by their rows; a 1-sentence batch cannot be sharded and the
+    // two-rank plan drops it (checked in batching_test), which may also change the batch order.
+    std::map<Ids, Batch> global;
+    while (auto g = one.next())
+      if (g->sentences >= 2) global.emplace(g->indices, std::move(*g));
+    int64_t n = 0;
+    while (auto x = a.next()) {
+      auto y = b.next();
+      ASSERT_TRUE(y.has_value());
+      Ids joined = x->indices;
+      joined.insert(joined.end(), y->indices.begin(), y->indices.end());
+      auto it = global.find(joined);
+      ASSERT_NE(it, global.end()) << "rank shards do not form a one-rank global batch";
+      const Batch& g = it->second;
+      for (int64_t i : x->indices) EXPECT_EQ(std::count(y->indices.begin(), y->indices.end(), i), 0);
+      EXPECT_EQ(x->sentences + y->sentences, g.sentences);
+      EXPECT_EQ(x->tgt_tokens + y->tgt_tokens, g.tgt_tokens);
+      EXPECT_EQ(x->global_tgt_tokens, g.tgt_tokens);
+      EXPECT_EQ(y->global_sentences, g.sentences);
+      EXPECT_LE(std::abs(x->sentences - y->sentences), 1);
+      ++n;
+    }
+    EXPECT_FALSE(b.next().has_value());  // both ranks end the epoch together
+    EXPECT_EQ(n, static_cast<int64_t>(global.size()));
+    EXPECT_GT(n, 5);
+  }
+}
+
+TEST(BatchIterator, OneRankGlobalCountsEqualLocalCounts) {
+  auto c = testing::varied_corpus(40);
+  BatchIterator it(c, {.batch_size = 8, .seed = 2});
+  while (auto b = it.next()) {
+    EXPECT_EQ(b->global_sentences, b->sentences);
+    EXPECT_EQ(b->global_tgt_tokens, b->tgt_tokens);
+  }
+}
+
+}  // namespace
+}  // namespace luong::nmt

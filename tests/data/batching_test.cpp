@@ -1,0 +1,173 @@
+// Batch padding, length bucketing by sentences and by tokens, deterministic shuffles, sharding.
+#include <algorithm>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "models/nmt/data/batch.h"
+#include "models/nmt/data/batching.h"
+#include "tests/data/batching_test_util.h"
+#include "tests/data/test_files.h"
+
+namespace luong::nmt {
+namespace {
+
+using Ids = std::vector<int64_t>;
+
+std::vector<int64_t> flatten(const EpochPlan& p) {
+  std::vector<int64_t> all;
+  for (const auto& b : p.batches) all.insert(all.end(), b.begin(), b.end());
+  return all;
+}
+
+void expect_permutation_of_corpus(const EpochPlan& p, int64_t n) {
+  std::vector<int64_t> all = flatten(p);
+  std::sort(all.begin(), all.end());
+  ASSERT_EQ(static_cast<int64_t>(all.size()), n);
+  for (int64_t i = 0; i < n; ++i) EXPECT_EQ(all[static_cast<size_t>(i)], i);
+}
+
+TEST(MakeBatch, PadsSourceAndTeacherForcedTargets) {
+  Corpus c;
+  c.examples = {{{5, 6, 7}, {8, 9}, 1}, {{10}, {11, 12, 13}, 2}};
+  const Batch b = make_batch(c, {1, 0});
+  EXPECT_EQ(b.src.shape(), (Shape{2, 3}));
+  EXPECT_EQ(b.src.dtype(), DType::i64);
+  EXPECT_EQ(b.src.to_vector(), (std::vector<double>{10, 0, 0, 5, 6, 7}));
+  EXPECT_EQ(b.src_lengths.to_vector(), (std::vector<double>{1, 3}));
+  EXPECT_EQ(b.tgt_in.shape(), (Shape{2, 4}));
+  EXPECT_EQ(b.tgt_in.to_vector(), (std::vector<double>{2, 11, 12, 13, 2, 8, 9, 0}));
+  EXPECT_EQ(b.tgt_out.to_vector(), (std::vector<double>{11, 12, 13, 3, 8, 9, 3, 0}));
+  EXPECT_EQ(b.tgt_lengths.to_vector(), (std::vector<double>{4, 3}));
+  EXPECT_EQ(b.sentences, 2);
+  EXPECT_EQ(b.src_tokens, 4);
+  EXPECT_EQ(b.tgt_tokens, 7);
+  EXPECT_EQ(b.indices, (Ids{1, 0}));
+  EXPECT_ERROR_HAS(make_batch(c, {2}), "example 2 out of range");
+}
+
+TEST(PlanEpoch, BySentencesCoversEveryExampleOnceInFullBatches) {
+  auto c = testing::varied_corpus(1000);
+  BatchingOptions o{.batch_size = 32, .by = BatchBy::sentences, .pool_batches = 5, .seed = 3};
+  const EpochPlan p = plan_epoch(*c, o, 0);
+  expect_permutation_of_corpus(p, 1000);
+  int64_t partial = 0;
+  for (const auto& b : p.batches) {
+    EXPECT_LE(b.size(), 32u);
+    partial += b.size() < 32;
+  }
+  // 1000 = 6 pools of 160 + one of 40: only the last batch of the last pool is short (40 = 32 + 8).
+  EXPECT_EQ(partial, 1);
+  EXPECT_EQ(p.batches.size(), 32u);
+}
+
+TEST(PlanEpoch, BatchesAreLengthSortedAndLengthsAreBucketed) {
+  auto c = testing::varied_corpus(2000);
+  BatchingOptions o{.batch_size = 20, .pool_batches = 10, .seed = 1};
+  const EpochPlan p = plan_epoch(*c, o, 0);
+  double spread_sum = 0;
+  for (const auto& b : p.batches) {
+    for (size_t i = 1; i < b.size(); ++i)
+      EXPECT_LE(c->examples[b[i - 1]].src.size(), c->examples[b[i]].src.size());
+    spread_sum += static_cast<double>(c->examples[b.back()].src.size() - c->examples[b.front()].src.size());
+  }
+  // Sorting a pool of 200 lengths in [1, 30] leaves batches of 20 spanning ~3 lengths, far below an
+  // unsorted batch's ~27; a plan without bucketing fails this.
+  EXPECT_LT(spread_sum / static_cast<double>(p.batches.size()), 6.0);
+}
+
+TEST(PlanEpoch, ByTokensRespectsThePaddedBudget) {
+  auto c = testing::varied_corpus(1500);
+  BatchingOptions o{.batch_size = 200, .by = BatchBy::tokens, .pool_batches = 8, .seed = 2};
+  const EpochPlan p = plan_epoch(*c, o, 0);
+  expect_permutation_of_corpus(p, 1500);
+  int64_t total = 0;
+  for (const auto& b : p.batches) {
+    int64_t longest = 0;
+    for (int64_t i : b) longest = std::max(longest, example_cost(c->examples[static_cast<size_t>(i)]));
+    EXPECT_LE(longest * static_cast<int64_t>(b.size()), 200);
+    // The padded batch tensors really are that size.
+    const Batch batch = make_batch(*c, b);
+    EXPECT_LE(batch.src.numel(), 200);
+    EXPECT_LE(batch.tgt_out.numel(), 200);
+    total += longest * static_cast<int64_t>(b.size());
+  }
+  // Greedy filling keeps batches reasonably full (> 70% of the budget on average).
+  EXPECT_GT(static_cast<double>(total) / static_cast<double>(p.batches.size()), 140.0);
+}
+
+TEST(PlanEpoch, ByTokensGivesAnOverlongExampleItsOwnBatch) {
+  Corpus c;
+  c.examples = {{Ids(50, 4), Ids(3, 4), 1}, {Ids(2, 4), Ids(2, 4), 2}, {Ids(2, 4), Ids(2, 4), 3}};
+  const EpochPlan p = plan_epoch(c, {.batch_size = 10, .by = BatchBy::tokens, .shuffle = false}, 0);
+  EXPECT_EQ(p.batches, (std::vector<Ids>{{1, 2}, {0}}));
+}
+
+TEST(PlanEpoch, ShuffleIsAFunctionOfSeedAndEpoch) {
+  auto c = testing::varied_corpus(500);
+  BatchingOptions o{.batch_size = 16, .pool_batches = 4, .seed = 11};
+  const auto a = plan_epoch(*c, o, 3).batches;
+  EXPECT_EQ(plan_epoch(*c, o, 3).batches, a);          // same seed and epoch: same batches, same order
+  EXPECT_NE(plan_epoch(*c, o, 4).batches, a);          // next epoch: a different order
+  o.seed = 12;
+  EXPECT_NE(plan_epoch(*c, o, 3).batches, a);          // different seed: different order
+  // Different epochs differ in batch composition, not only in batch order.
+  o.seed = 11;
+  std::set<Ids> sa(a.begin(), a.end());
+  const auto b = plan_epoch(*c, o, 4).batches;
+  int64_t shared = 0;
+  for (const auto& batch : b) shared += sa.count(batch);
+  EXPECT_LT(shared, static_cast<int64_t>(b.size()) / 2);
+}
+
+TEST(PlanEpoch, NoShuffleKeepsFileOrderOfPoolsAndBatches) {
+  auto c = testing::varied_corpus(100);
+  const EpochPlan p = plan_epoch(*c, {.batch_size = 10, .pool_batches = 2, .shuffle = false}, 7);
+  ASSERT_EQ(p.batches.size(), 10u);
+  // Pool k holds examples [20k, 20k + 20) sorted by length; epochs do not matter.
+  for (size_t k = 0; k < 5; ++k) {
+    std::vector<int64_t> pool = p.batches[2 * k];
+    pool.insert(pool.end(), p.batches[2 * k + 1].begin(), p.batches[2 * k + 1].end());
+    std::sort(pool.begin(), pool.end());
+    for (int64_t j = 0; j < 20; ++j) EXPECT_EQ(pool[static_cast<size_t>(j)], static_cast<int64_t>(20 * k) + j);
+  }
+  EXPECT_EQ(plan_epoch(*c, {.batch_size = 10, .pool_batches = 2, .shuffle = false}, 0).batches, p.batches);
+}
+
+TEST(Shard, ContiguousNearEqualSlices) {
+  const Ids g = {10, 11, 12, 13, 14, 15, 16};
+  EXPECT_EQ(shard_of(g, 0, 3), (Ids{10, 11, 12}));
+  EXPECT_EQ(shard_of(g, 1, 3), (Ids{13, 14}));
+  EXPECT_EQ(shard_of(g, 2, 3), (Ids{15, 16}));
+  EXPECT_EQ(shard_of(g, 0, 1), g);
+  EXPECT_ERROR_HAS(shard_of(g, 3, 3), "rank 3 of 3");
+}
+
+TEST(PlanEpoch, WorldSizeScalesTheGlobalBatchAndDropsUnshardableBatches) {
+  auto c = testing::varied_corpus(101);
+  BatchingOptions one{.batch_size = 20, .pool_batches = 3, .seed = 4};
+  BatchingOptions two = one;
+  two.batch_size = 10;
+  two.world_size = 2;
+  // Global batches of 2 ranks x 10 equal those of 1 rank x 20 except the lone example of the last pool
+  // (101 = 60 + 41 -> batches of 20, 20, 1), which cannot feed two ranks and is dropped.
+  const EpochPlan p1 = plan_epoch(*c, one, 0), p2 = plan_epoch(*c, two, 0);
+  EXPECT_EQ(p2.dropped_examples, 1);
+  EXPECT_EQ(p1.dropped_examples, 0);
+  std::vector<Ids> kept;
+  for (const auto& b : p1.batches)
+    if (b.size() >= 2) kept.push_back(b);
+  std::vector<Ids> a = p2.batches;
+  std::sort(a.begin(), a.end());
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(a, kept);
+}
+
+TEST(BatchBy, ParsesNames) {
+  EXPECT_EQ(parse_batch_by("tokens"), BatchBy::tokens);
+  EXPECT_EQ(parse_batch_by("sentences"), BatchBy::sentences);
+  EXPECT_ERROR_HAS(parse_batch_by("words"), "'words'");
+}
+
+}  // namespace
+}  // namespace luong::nmt
