@@ -1,0 +1,182 @@
+// The bucketed Reducer: bucket layout, exact sums over ranks in float32 and float64 with many odd-sized
+// buckets, parameters without a gradient, gradient accumulation, and overlap with backward.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "framework/autograd/flat_parameters.h"
+#include "framework/dist/reducer.h"
+#include "framework/ops/ops.h"
+#include "tests/dist/dist_support.h"
+
+namespace luong::testing {
+namespace {
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+TEST(BucketPlan, ReverseOrderContiguousAndCapped) {
+  const std::vector<int64_t> numels{7, 13, 1, 29, 5, 101, 3, 64};
+  ReducerOptions opt;
+  opt.first_bucket_mb = 40.0 / kMiB;  // 10 float32s
+  opt.bucket_mb = 120.0 / kMiB;       // 30 float32s
+  const auto buckets = plan_buckets(numels, 4, opt);
+  // Walking from the last parameter: [64] (alone over the first cap) | [3] (3 + 101 > 30) | [101] (alone
+  // over the cap) | [5] (5 + 29 > 30) | [29, 1] (exactly 30) | [13, 7].
+  std::vector<std::vector<size_t>> want{{7}, {6}, {5}, {4}, {3, 2}, {1, 0}};
+  ASSERT_EQ(buckets.size(), want.size());
+  int64_t end = 7 + 13 + 1 + 29 + 5 + 101 + 3 + 64;
+  for (size_t b = 0; b < buckets.size(); ++b) {
+    EXPECT_EQ(buckets[b].params, want[b]) << "bucket " << b;
+    EXPECT_EQ(buckets[b].offset + buckets[b].numel, end) << "bucket " << b << " is not adjacent to the previous";
+    end = buckets[b].offset;
+  }
+  EXPECT_EQ(end, 0);
+  EXPECT_THROW(plan_buckets(numels, 4, ReducerOptions{0.0, 1.0}), Error);
+}
+
+// Parameters of odd sizes; loss = sum_i sum(p_i * c_i) so that grad p_i = c_i exactly, with c depending
+// on the rank. Parameter `unused_on_even` takes part only on odd ranks.
+struct OddModel {
+  std::vector<Variable> params;
+  std::vector<std::vector<double>> coeff_of_rank(int rank) const {
+    std::vector<std::vector<double>> c;
+    for (size_t i = 0; i < params.size(); ++i) {
+      std::vector<double> v;
+      for (int64_t j = 0; j < params[i].data().numel(); ++j)
+        v.push_back((rank + 1) * static_cast<double>((j * 7 + static_cast<int64_t>(i)) % 11 - 5) + 0.25);
+      c.push_back(v);
+    }
+    return c;
+  }
+};
+
+constexpr size_t kUnusedOnEven = 3;
+
+Variable odd_loss(const OddModel& m, int rank, DType dt) {
+  const auto c = m.coeff_of_rank(rank);
+  Variable loss;
+  for (size_t i = 0; i < m.params.size(); ++i) {
+    if (i == kUnusedOnEven && rank % 2 == 0) continue;
+    Variable term = sum(mul(m.params[i], Variable(Tensor::from(c[i], m.params[i].shape(), dt))));
+    loss = loss.defined() ? add(loss, term) : term;
+  }
+  return loss;
+}
+
+class ReducerDtype : public ::testing::TestWithParam<DType> {};
+
+TEST_P(ReducerDtype, OddBucketsSumExactlyOverRanksAndLayoutIsIdentical) {
+  const DType dt = GetParam();
+  auto pg = make_test_group();
+  const int n = pg->size(), r = pg->rank();
+  const std::vector<Shape> shapes{{7}, {13}, {1}, {29}, {5, 3}, {101}, {3}, {2, 9, 3}};
+  OddModel m;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    m.params.emplace_back(Tensor::full(shapes[i], 0.5, dt), true, "p" + std::to_string(i));
+  FlatParameters flat(m.params, Device::cpu());
+  ReducerOptions opt;
+  opt.first_bucket_mb = opt.bucket_mb = 100.0 / kMiB;  // 100 bytes: many buckets
+  Reducer reducer(flat, *pg, opt);
+  ASSERT_GE(reducer.buckets().size(), 6u);
+  // Identical layout on every rank (the constructor checks this too; here it is observed directly).
+  for (uint64_t h : pg->all_gather(reducer.layout_hash())) EXPECT_EQ(h, reducer.layout_hash());
+
+  for (int pass = 0; pass < 2; ++pass) {  // the second pass checks the per-pass state was reset
+    flat.zero_grad();
+    odd_loss(m, r, dt).backward();
+    reducer.finish();
+    for (size_t i = 0; i < m.params.size(); ++i) {
+      std::vector<double> want(static_cast<size_t>(m.params[i].data().numel()), 0.0);
+      for (int k = 0; k < n; ++k) {
+        if (i == kUnusedOnEven && k % 2 == 0) continue;
+        const auto c = m.coeff_of_rank(k)[i];
+        for (size_t j = 0; j < want.size(); ++j) want[j] += c[j];
+      }
+      EXPECT_EQ(m.params[i].grad().to_vector(), want) << "parameter " << i << " pass " << pass;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, ReducerDtype, ::testing::Values(DType::f32, DType::f64),
+                         [](const auto& info) { return std::string(dtype_name(info.param)); });
+
+TEST(Reducer, AccumulationWithSyncDisabledThenOneReduction) {
+  auto pg = make_test_group();
+  const int n = pg->size(), r = pg->rank();
+  Variable p(Tensor::zeros({5}, DType::f64), true, "p");
+  FlatParameters flat({p}, Device::cpu());
+  Reducer reducer(flat, *pg);
+  const Variable c(Tensor::from({1, 2, 3, 4, 5}, {5}, DType::f64));
+  flat.zero_grad();
+  reducer.set_sync_enabled(false);
+  for (int k = 0; k < 2; ++k) sum(mul_scalar(mul(p, c), r + 1.0)).backward();
+  EXPECT_EQ(p.grad().to_vector()[4], 10.0 * (r + 1));  // accumulated locally, not reduced
+  EXPECT_THROW(reducer.finish(), Error);
+  reducer.set_sync_enabled(true);
+  sum(mul_scalar(mul(p, c), r + 1.0)).backward();
+  reducer.finish();
+  // 3 passes of (r + 1) * c summed over ranks.
+  EXPECT_EQ(p.grad().to_vector(), (std::vector<double>{1.5 * n * (n + 1), 3.0 * n * (n + 1), 4.5 * n * (n + 1),
+                                                       6.0 * n * (n + 1), 7.5 * n * (n + 1)}));
+}
+
+TEST(Reducer, SecondBackwardWithoutFinishIsAnErrorNamingTheParameter) {
+  auto pg = make_test_group();
+  Variable p(Tensor::zeros({4}, DType::f64), true, "decoder.w");
+  FlatParameters flat({p}, Device::cpu());
+  Reducer reducer(flat, *pg);
+  sum(p).backward();
+  try {
+    sum(p).backward();
+    FAIL() << "no error for a second pass without finish()";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("parameter 0 ('decoder.w') became ready twice"), std::string::npos) << e.what();
+  }
+}
+
+// A deep chain: x -> tanh(x W_1) -> ... -> tanh(. W_L) -> weighted sum. Backward reaches W_L first and W_1
+// last; with one bucket per weight, every bucket but the last must be launched before the last hook.
+TEST(Reducer, CommunicationStartsBeforeBackwardEnds) {
+  auto pg = make_test_group();
+  constexpr int kLayers = 6, kWidth = 32;
+  Generator gen(5);
+  std::vector<Variable> ws;
+  for (int l = 0; l < kLayers; ++l)
+    ws.emplace_back(Tensor::from(uniform_values(gen, kWidth * kWidth, -0.2, 0.2), {kWidth, kWidth}, DType::f64), true,
+                    "w" + std::to_string(l));
+  FlatParameters flat(ws, Device::cpu());
+  ReducerOptions opt;
+  opt.first_bucket_mb = opt.bucket_mb = kWidth * kWidth * 8 / kMiB;  // exactly one weight per bucket
+  Reducer reducer(flat, *pg, opt);
+  ASSERT_EQ(reducer.buckets().size(), static_cast<size_t>(kLayers));
+
+  Variable h(Tensor::from(uniform_values(gen, 16 * kWidth, -1, 1), {16, kWidth}, DType::f64));
+  for (const auto& w : ws) h = tanh(matmul(h, w));
+  flat.zero_grad();
+  sum(mul(h, Variable(Tensor::from(uniform_values(gen, 16 * kWidth, -1, 1), {16, kWidth}, DType::f64)))).backward();
+  reducer.finish();
+
+  // Positions in the timeline (it is in event order), so the test does not depend on clock resolution.
+  using Kind = ReducerEvent::Kind;
+  const auto& tl = reducer.timeline();
+  std::vector<size_t> hook_pos(kLayers), launch_pos(kLayers);
+  size_t last_hook = 0;
+  for (size_t k = 0; k < tl.size(); ++k) {
+    if (tl[k].kind == Kind::hook) hook_pos[tl[k].index] = k, last_hook = k;
+    if (tl[k].kind == Kind::launch) launch_pos[tl[k].index] = k;
+  }
+  EXPECT_EQ(std::count_if(tl.begin(), tl.end(), [](const auto& e) { return e.kind == Kind::complete; }), kLayers);
+  // Hooks in reverse layer order; the last one is the first layer's weight, which is the last bucket.
+  EXPECT_EQ(tl[last_hook].index, 0u);
+  EXPECT_LT(launch_pos[0], last_hook) << "bucket 0 (last layer) was not launched before backward ended";
+  EXPECT_LT(tl[launch_pos[0]].time, tl[last_hook].time);
+  // Every bucket but the last was launched during backward; the last one right on its hook.
+  for (size_t b = 0; b + 1 < kLayers; ++b) EXPECT_LT(launch_pos[b], last_hook) << "bucket " << b;
+  EXPECT_EQ(launch_pos[kLayers - 1], last_hook + 1);
+  // No bucket is launched before its parameter is ready.
+  for (size_t b = 0; b < reducer.buckets().size(); ++b)
+    EXPECT_GT(launch_pos[b], hook_pos[reducer.buckets()[b].params[0]]) << "bucket " << b;
+}
+
+}  // namespace
+}  // namespace luong::testing
