@@ -5,8 +5,24 @@
 
 #include <CLI/CLI.hpp>
 
+#include "framework/io/heatmap.h"
+
 namespace luong::cli {
-void write_translation_heatmap(const std::string&, const nmt::Translation&) {}
+namespace {
+
+// The best hypothesis' attention (its tokens plus </s>) against the source tokens.
+void write_translation_heatmap(const std::string& path, const nmt::Translation& tr) {
+  std::vector<std::string> tgt = tr.tgt_tokens;
+  if (tr.attention.size() > tgt.size()) tgt.push_back("</s>");
+  const int64_t rows = static_cast<int64_t>(tgt.size()), cols = static_cast<int64_t>(tr.src_tokens.size());
+  if (rows == 0 || cols == 0) return;  // nothing to draw for an empty sentence
+  std::vector<double> w(static_cast<size_t>(rows * cols));
+  for (int64_t t = 0; t < rows; ++t)
+    for (int64_t s = 0; s < cols; ++s) w[static_cast<size_t>(t * cols + s)] = tr.attention[static_cast<size_t>(t)][static_cast<size_t>(s)];
+  write_attention_heatmap(path, Tensor::from(w, {rows, cols}), tr.src_tokens, tgt);
+}
+
+}  // namespace
 
 void add_translate_options(CLI::App& cmd, TranslateArgs& a) {
   cmd.add_option("--checkpoint", a.checkpoint, "Checkpoint file (e.g. run/best.h5)")->required()->check(CLI::ExistingFile);
@@ -58,7 +74,7 @@ void write_attention_plots(const TranslateArgs& args, const std::vector<nmt::Tra
   if (args.attention_plot.empty()) return;
   std::filesystem::create_directories(args.attention_plot);
   const size_t n = std::min(translations.size(), static_cast<size_t>(args.plot_count));
-  for (size_t i = 0; i < n && false; ++i) write_translation_heatmap(args.attention_plot + "/" + std::to_string(i + 1) + ".png", translations[i]);
+  for (size_t i = 0; i < n; ++i) write_translation_heatmap(args.attention_plot + "/" + std::to_string(i + 1) + ".png", translations[i]);
 }
 
 }  // namespace luong::cli

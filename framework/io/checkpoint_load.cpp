@@ -1,0 +1,61 @@
+// Loading helpers on top of load_checkpoint: shape-checked copies into live tensors, string lists.
+#include "framework/io/checkpoint.h"
+
+namespace luong {
+
+void load_tensors_into(const Checkpoint& checkpoint, const StateDict& destinations) {
+  // Check everything first so a mismatch leaves the destinations untouched.
+  for (const auto& [name, dst] : destinations.tensors) {
+    auto it = checkpoint.state.tensors.find(name);
+    if (it == checkpoint.state.tensors.end())
+      LUONG_FAIL("checkpoint ", checkpoint.path, ": parameter '", name, "' is missing");
+    if (it->second.shape() != dst.shape())
+      LUONG_FAIL("checkpoint ", checkpoint.path, ": parameter '", name, "' has shape ", shape_str(it->second.shape()),
+                 " in the checkpoint but ", shape_str(dst.shape()), " in the model");
+  }
+  for (const auto& [name, dst] : destinations.tensors) {
+    Tensor target = dst;  // a handle on the same storage
+    target.copy_(checkpoint.state.tensors.at(name));
+  }
+}
+
+std::string join_string_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].find('\n') != std::string::npos)
+      LUONG_FAIL("string list item ", i, " ('", items[i], "') contains a newline and cannot be stored");
+    out += items[i];
+    out += '\n';
+  }
+  return out;
+}
+
+std::vector<std::string> split_string_list(const std::string& joined) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < joined.size()) {
+    const size_t end = joined.find('\n', start);
+    LUONG_CHECK(end != std::string::npos, "string list does not end with a newline");
+    out.push_back(joined.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+void check_string_list(const Checkpoint& checkpoint, const std::string& name,
+                       const std::vector<std::string>& expected) {
+  auto it = checkpoint.state.strings.find(name);
+  if (it == checkpoint.state.strings.end())
+    LUONG_FAIL("checkpoint ", checkpoint.path, ": string list '", name, "' is missing");
+  const std::vector<std::string> stored = split_string_list(it->second);
+  const size_t n = std::min(stored.size(), expected.size());
+  for (size_t i = 0; i < n; ++i)
+    if (stored[i] != expected[i])
+      LUONG_FAIL("checkpoint ", checkpoint.path, ": '", name, "' differs at item ", i, ": checkpoint has '", stored[i],
+                 "', expected '", expected[i], "'");
+  if (stored.size() != expected.size())
+    LUONG_FAIL("checkpoint ", checkpoint.path, ": '", name, "' has ", stored.size(), " items, expected ",
+               expected.size());
+}
+
+}  // namespace luong

@@ -1,0 +1,59 @@
+// Corpus BLEU exactly as sacreBLEU computes it by default (version 2.6.0 checked): one reference,
+// 13a tokenisation, case-sensitive, n-grams up to 4, 'exp' smoothing (an order with no match gets
+// precision 100 / (2^k · total), k counting such orders), brevity penalty exp(1 - ref_len / hyp_len).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <vector>
+
+namespace luong::bleu {
+
+inline constexpr int kMaxOrder = 4;
+// The sacreBLEU release whose scores, formatting and signature this reproduces.
+inline constexpr const char* kSacreBleuVersion = "2.6.0";
+
+// Sufficient statistics; they add up over sentences.
+struct BleuStats {
+  int64_t hyp_len = 0;
+  int64_t ref_len = 0;
+  std::array<int64_t, kMaxOrder> correct{};  // clipped n-gram matches, n = 1..4
+  std::array<int64_t, kMaxOrder> total{};    // hypothesis n-grams, n = 1..4
+  BleuStats& operator+=(const BleuStats& o);
+};
+
+struct BleuScore {
+  double score = 0;                         // 0..100
+  std::array<double, kMaxOrder> precisions{};  // percent, smoothed
+  double bp = 0;                            // brevity penalty
+  double ratio = 0;                         // hyp_len / ref_len (0 when ref_len is 0)
+  int64_t hyp_len = 0;
+  int64_t ref_len = 0;
+  std::array<int64_t, kMaxOrder> counts{};
+  std::array<int64_t, kMaxOrder> totals{};
+
+  // sacreBLEU's text line: "BLEU = 25.12 60.1/32.3/19.5/12.4 (BP = 0.971 ratio = 0.971 hyp_len = 1234
+  // ref_len = 1271)"; with a signature "BLEU|<signature> = ...". `width` is the score's decimals.
+  std::string format(int width = 2, const std::string& signature = "") const;
+  // sacreBLEU's JSON object (same keys and order, score rounded to `width`), plus the full-precision
+  // fields score_unrounded, precisions, counts, totals, bp, ratio, hyp_len, ref_len.
+  std::string to_json(int width = 2) const;
+};
+
+// "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0".
+std::string signature();
+
+// Statistics of one raw (untokenised) hypothesis against one raw reference; both are right-stripped
+// and 13a-tokenised as sacreBLEU does.
+BleuStats sentence_stats(const std::string& hypothesis, const std::string& reference);
+BleuScore score_from_stats(const BleuStats& stats);
+// Corpus BLEU; the line counts must match (the error names both).
+BleuScore corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references);
+
+// Reads lines as sacreBLEU does (split at '\n' only, each right-stripped of whitespace); invalid UTF-8
+// is an error naming `source` and the line number.
+std::vector<std::string> read_lines(std::istream& in, const std::string& source);
+std::vector<std::string> read_lines_from_file(const std::string& path);
+
+}  // namespace luong::bleu

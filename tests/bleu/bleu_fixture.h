@@ -1,0 +1,17 @@
+// Paths and parsed contents of the sacrebleu-generated fixtures in tests/bleu/data (see make_expected.py).
+#pragma once
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace luong::testing {
+
+inline std::string bleu_data(const std::string& name) { return std::string(LUONG_SOURCE_DIR) + "/tests/bleu/data/" + name; }
+
+inline nlohmann::json load_bleu_json(const std::string& name) {
+  std::ifstream in(bleu_data(name));
+  return nlohmann::json::parse(in);
+}
+
+}  // namespace luong::testing

@@ -1,0 +1,88 @@
+// `luong bleu` end to end through the binary, against the sacrebleu command's own output.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "tests/bleu/bleu_fixture.h"
+
+namespace luong {
+namespace {
+
+using testing::bleu_data;
+
+struct RunResult {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// 'path' for the shell (built by appending: GCC 12 warns falsely on chains of string operator+).
+std::string quoted(const std::string& path) {
+  std::string q = "'";
+  q.append(path).append("'");
+  return q;
+}
+
+RunResult run(const std::string& args, const std::string& stdin_file) {
+  std::string cmd = LUONG_BINARY;
+  cmd.append(" bleu ").append(args).append(" < ").append(quoted(stdin_file)).append(" 2>&1");
+  RunResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+TEST(CmdBleu, TextOutputMatchesTheSacreBleuCommand) {
+  const auto expected = testing::load_bleu_json("expected.json");
+  for (const auto& [name, c] : expected["cases"].items()) {
+    const RunResult r = run(quoted(bleu_data(c["ref"])), bleu_data(c["hyp"]));
+    EXPECT_EQ(r.status, 0) << name << ": " << r.output;
+    EXPECT_EQ(r.output, c["cli_text"].get<std::string>() + "\n") << name;
+  }
+}
+
+TEST(CmdBleu, JsonOutputHasSacreBleuKeysAndExactNumbers) {
+  const auto expected = testing::load_bleu_json("expected.json");
+  for (const auto& [name, c] : expected["cases"].items()) {
+    const RunResult r = run("--json " + quoted(bleu_data(c["ref"])), bleu_data(c["hyp"]));
+    ASSERT_EQ(r.status, 0) << name << ": " << r.output;
+    const auto got = nlohmann::json::parse(r.output);
+    for (const auto& [key, value] : c["cli_json"].items()) EXPECT_EQ(got.at(key), value) << name << " key " << key;
+    EXPECT_NEAR(got["score_unrounded"].get<double>(), c["score"].get<double>(), 1e-9) << name;
+    EXPECT_EQ(got["counts"], c["counts"]) << name;
+    EXPECT_EQ(got["totals"], c["totals"]) << name;
+    EXPECT_EQ(got["hyp_len"], c["hyp_len"]) << name;
+  }
+}
+
+TEST(CmdBleu, ClearErrors) {
+  const RunResult count = run(quoted(bleu_data("ref.txt")), bleu_data("zero4_hyp.txt"));
+  EXPECT_EQ(count.status, 1);
+  EXPECT_NE(count.output.find("standard input has 3 lines but the reference " + bleu_data("ref.txt") + " has 37"),
+            std::string::npos)
+      << count.output;
+
+  const RunResult missing = run("/nonexistent/ref.txt", bleu_data("hyp.txt"));
+  EXPECT_EQ(missing.status, 1);
+  EXPECT_NE(missing.output.find("cannot open reference file /nonexistent/ref.txt"), std::string::npos)
+      << missing.output;
+
+  const std::string bad = (std::filesystem::temp_directory_path() /
+                           ("luong_bleu_bad_" + std::to_string(::getpid()) + ".txt")).string();
+  std::ofstream(bad, std::ios::binary) << "good line\nbad \xFF line\n";
+  const RunResult utf8 = run(quoted(bleu_data("short_ref.txt")), bad);
+  std::filesystem::remove(bad);
+  EXPECT_EQ(utf8.status, 1);
+  EXPECT_NE(utf8.output.find("standard input line 2: invalid UTF-8"), std::string::npos) << utf8.output;
+}
+
+}  // namespace
+}  // namespace luong

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Regenerates expected.json (BLEU) and tokenizer_13a.json with the sacrebleu package.
+
+    pip install sacrebleu && python3 tests/bleu/data/make_expected.py
+
+Run from anywhere; it reads and writes next to itself. The C++ tests compare against these numbers.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import sacrebleu
+from sacrebleu.metrics import BLEU
+from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = ["main", "zero4", "zero34", "nomatch", "short"]
+
+
+def files(case):
+    prefix = "" if case == "main" else case + "_"
+    return os.path.join(HERE, prefix + "hyp.txt"), os.path.join(HERE, prefix + "ref.txt")
+
+
+def read_lines(path):
+    # What the sacrebleu command does: split at '\n' only, then rstrip every line.
+    with open(path, encoding="utf-8", newline="\n") as f:
+        return [line.rstrip() for line in f]
+
+
+def run_cli(hyp, ref, *args):
+    with open(hyp, "rb") as stdin:
+        return subprocess.run(["sacrebleu", ref, *args], stdin=stdin, capture_output=True,
+                              check=True).stdout.decode("utf-8").rstrip("\n")
+
+
+def bleu_case(case):
+    hyp_path, ref_path = files(case)
+    hyps, refs = read_lines(hyp_path), read_lines(ref_path)
+    bleu = BLEU()
+    score = bleu.corpus_score(hyps, [refs])
+    sentence_stats = [list(map(int, s)) for s in bleu._extract_corpus_statistics(hyps, [refs])]
+    return {
+        "hyp": os.path.basename(hyp_path),
+        "ref": os.path.basename(ref_path),
+        "score": score.score,
+        "precisions": score.precisions,
+        "counts": score.counts,
+        "totals": score.totals,
+        "bp": score.bp,
+        "ratio": score.ratio,
+        "hyp_len": score.sys_len,
+        "ref_len": score.ref_len,
+        "line_width2": score.format(width=2),
+        "signature": str(bleu.get_signature()),
+        # [hyp_len, ref_len, correct 1..4, total 1..4] per segment
+        "sentence_stats": sentence_stats,
+        "cli_text": run_cli(hyp_path, ref_path, "-f", "text"),
+        "cli_json": json.loads(run_cli(hyp_path, ref_path)),
+    }
+
+
+TOKENIZER_INPUTS = [
+    "", "   ", "Hello, world!", "It costs 3.5 euros, not 1,000.", "1,000,000.50 and 3,5 and .5 and 5.",
+    "U.S.A. e.g. i.e.", "a.b,c", "x.,y", ",.,.", "word...", "... start", "end.", "..", "a..b",
+    "e-mail co-operate", "12-15 1999-2003 3-", "-5 degrees", "x--y", "3--4",
+    "(a)[b]{c}<d>", "\"quoted\" 'single' `back`", "it's l'été", "#$%&*+/:;=?@\\^_|~",
+    "<br>line<br/>two", "This has <skipped> a marker", "&quot;q&quot; &amp; &lt;tag&gt; &amp;lt;",
+    "&amp", "a & b", "line-\nbreak and\nnewline", "tab\there", "nbsp\u00a0here", "ideo\u3000space",
+    "thin\u2009space", "zero\u200bwidth", "Grüße, Müller's 3.000,50 €.", "Café. Été, naïve!",
+    "日本語、テスト。", "é.", ".é", "é,5", "5,é", "9.é", "Ω-3", "3-Ω", "emoji 😀, ok.",
+    "trailing spaces   ", "\u0085next line", "a\u2028b", "\x1cfs", "p<q>r", "50% off!", "1/2 cup",
+    "http://x.org/a?b=1&c=2", "he said:\"no\"", "C++ and C#", "(1.5)", "[2,3]", "-.5", "a-1", "1-a",
+]
+
+
+def main():
+    version = sacrebleu.__version__
+    expected = {"sacrebleu_version": version, "cases": {c: bleu_case(c) for c in CASES}}
+    with open(os.path.join(HERE, "expected.json"), "w", encoding="utf-8") as f:
+        json.dump(expected, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    tok = Tokenizer13a()
+    cases = [{"input": s, "tokens": tok(s)} for s in TOKENIZER_INPUTS]
+    with open(os.path.join(HERE, "tokenizer_13a.json"), "w", encoding="utf-8") as f:
+        json.dump({"sacrebleu_version": version, "cases": cases}, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    print(f"wrote expected.json and tokenizer_13a.json with sacrebleu {version}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
