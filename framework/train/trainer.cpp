@@ -58,7 +58,7 @@ void Trainer::resume() {
     return;
   }
   const StateDict& s = ckpt->state;
-  task_.load_state(s.sub("task"));
+  task_.load_state(s);
   optimizer_.load_state(s.sub("optim"));
   schedule_.load_state(s.sub("schedule"));
   const StateDict t = s.sub("trainer");
@@ -80,7 +80,7 @@ void Trainer::save_checkpoint_now() {
   StateDict state;
   StateDict part;
   task_.save_state(part);
-  state.merge(part, "task");
+  state.merge(part, "");  // the task's entries (model/, data/, vocab/) sit at the root
   part = {};
   optimizer_.state(part);
   state.merge(part, "optim");

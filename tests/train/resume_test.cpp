@@ -30,7 +30,7 @@ class ResumeTest : public ::testing::Test {
            " --set train.batch_size=16 --set train.max_epochs=0 --set train.max_steps=60" +
            " --set train.checkpoint_every=4 --set train.valid_every=10 --set train.keep_checkpoints=2 " + extra;
   }
-  static StateDict model_of(const std::string& path) { return load_checkpoint(path).state.sub("task/model"); }
+  static StateDict model_of(const std::string& path) { return load_checkpoint(path).state.sub("model"); }
   static std::string data_;
 };
 std::string ResumeTest::data_;
