@@ -27,7 +27,7 @@ class ResumeTest : public ::testing::Test {
            " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +
            " --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt" +
            " --set model.hidden_size=32 --set model.embedding_size=24 --set model.dropout=0.3" +
-           " --set train.batch_size=16 --set train.max_epochs=0 --set train.max_steps=60" +
+           " --set train.batch_size=16 --set train.max_epochs=0 --set train.max_steps=120" +
            " --set train.checkpoint_every=4 --set train.valid_every=10 --set train.keep_checkpoints=2 " + extra;
   }
   static StateDict model_of(const std::string& path) { return load_checkpoint(path).state.sub("model"); }
@@ -48,22 +48,25 @@ void expect_bitwise_equal(const StateDict& a, const StateDict& b) {
 
 TEST_F(ResumeTest, KilledAndResumedRunEqualsUninterruptedRun) {
   const std::string straight = fresh_dir("resume_straight");
+  const auto t0 = std::chrono::steady_clock::now();
   const RunResult r = run_luong(train_args(straight));
+  const auto full = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
   ASSERT_EQ(r.status, 0) << r.output;
-  const StateDict reference = model_of(checkpoint_path(straight, 60));
+  const StateDict reference = model_of(checkpoint_path(straight, 120));
 
   const std::string killed = fresh_dir("resume_killed");
   std::mt19937 rng(7);  // fixed kill times: a reproducible test
   int kills = 0;
   for (int attempt = 0; attempt < 40; ++attempt) {
-    const auto after = std::chrono::milliseconds(150 + rng() % 700);
+    // Kill somewhere in the first 90% of an uninterrupted run's duration (which includes start-up).
+    const auto after = std::chrono::milliseconds(20 + rng() % std::max<int64_t>(1, full.count() * 9 / 10));
     if (!run_luong_and_kill(train_args(killed, "--resume auto"), after, killed + "/log.txt")) break;
     ++kills;
   }
-  EXPECT_GE(kills, 2) << "the run should have been killed at least twice";
+  EXPECT_GE(kills, 3) << "the run should have been killed at least three times";
   const RunResult last = run_luong(train_args(killed, "--resume auto"));  // finish whatever is left
   ASSERT_EQ(last.status, 0) << last.output;
-  expect_bitwise_equal(reference, model_of(checkpoint_path(killed, 60)));
+  expect_bitwise_equal(reference, model_of(checkpoint_path(killed, 120)));
 }
 
 TEST_F(ResumeTest, ExplicitCorruptCheckpointIsAnErrorAndAutoSkipsIt) {
