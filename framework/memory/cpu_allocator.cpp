@@ -5,7 +5,9 @@
 // Keeping freed blocks in size classes makes the steady-state step allocation-free.
 #include <cstdlib>
 #include <map>
+#include <iterator>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "framework/memory/allocator.h"
@@ -28,14 +30,18 @@ class CachingCpuAllocator final : public Allocator {
 
   void* allocate(size_t bytes) override {
     if (bytes == 0) return nullptr;
-    const size_t cls = size_class(bytes);
+    size_t cls = size_class(bytes);
     std::lock_guard<std::mutex> lock(mu_);
     void* p = nullptr;
-    auto it = free_.find(cls);
-    if (it != free_.end() && !it->second.empty()) {
+    // Best fit among cached blocks up to twice the request: batches of varying lengths then reuse each
+    // other's blocks instead of each length growing a size class of its own.
+    auto it = free_.lower_bound(cls);
+    while (it != free_.end() && it->second.empty()) ++it;
+    if (it != free_.end() && it->first <= 2 * cls) {
       p = it->second.back();
       it->second.pop_back();
-      stats_.cached -= static_cast<int64_t>(cls);
+      stats_.cached -= static_cast<int64_t>(it->first);
+      cls = it->first;
     } else {
       p = std::aligned_alloc(64, cls);
       if (!p) {  // give the cache back to the system and retry once
@@ -48,16 +54,32 @@ class CachingCpuAllocator final : public Allocator {
     }
     stats_.allocated += static_cast<int64_t>(cls);
     if (stats_.allocated > stats_.peak) stats_.peak = stats_.allocated;
+    live_[p] = cls;
     return p;
   }
 
   void deallocate(void* ptr, size_t bytes) override {
     if (!ptr) return;
-    const size_t cls = size_class(bytes);
+    (void)bytes;
     std::lock_guard<std::mutex> lock(mu_);
+    auto live = live_.find(ptr);
+    LUONG_CHECK(live != live_.end(), "CPU allocator: freeing a pointer it did not allocate");
+    const size_t cls = live->second;
+    live_.erase(live);
     free_[cls].push_back(ptr);
     stats_.allocated -= static_cast<int64_t>(cls);
     stats_.cached += static_cast<int64_t>(cls);
+    // Bound the cache: past the limit, give the largest cached blocks back to the system.
+    while (stats_.cached > kMaxCachedBytes && !free_.empty()) {
+      auto last = std::prev(free_.end());
+      if (last->second.empty()) {
+        free_.erase(last);
+        continue;
+      }
+      std::free(last->second.back());
+      last->second.pop_back();
+      stats_.cached -= static_cast<int64_t>(last->first);
+    }
   }
 
   MemoryStats stats() const override {
@@ -81,8 +103,12 @@ class CachingCpuAllocator final : public Allocator {
     stats_.cached = 0;
   }
 
+  // Enough for a training step's working set of activations on the models luong targets on a CPU.
+  static constexpr int64_t kMaxCachedBytes = int64_t{512} << 20;
+
   mutable std::mutex mu_;
   std::map<size_t, std::vector<void*>> free_;
+  std::unordered_map<void*, size_t> live_;  // block -> its size class
   MemoryStats stats_;
 };
 

@@ -8,6 +8,7 @@
 #include "framework/dist/parameter_sync.h"
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
+#include "framework/memory/allocator.h"
 #include "framework/ops/tensor_math.h"
 
 namespace luong {
@@ -111,13 +112,15 @@ void Trainer::log_train(double grad_norm, double lr) {
   const double loss = window_tokens_ ? window_loss_ / static_cast<double>(window_tokens_) : 0.0;
   const double tps = (now - window_start_s_) > 0 ? static_cast<double>(window_tokens_) / (now - window_start_s_) : 0.0;
   summary_.last_train_loss = loss;
+  const MemoryStats mem = allocator_for(task_.parameters().data().device()).stats();
   if (is_root()) {
     int64_t total = opt_.max_steps;
     if (total == 0 && task_.batches_per_epoch() > 0) total = opt_.max_epochs * task_.batches_per_epoch();
     if (!opt_.quiet) progress_.update({task_.epoch(), step_, total, loss, lr, tps, grad_norm});
     metrics_.write({{"type", "train"}, {"step", step_}, {"epoch", task_.epoch()}, {"loss", loss},
                     {"ppl", std::exp(loss)}, {"lr", lr}, {"grad_norm", grad_norm}, {"tokens_per_s", tps},
-                    {"elapsed_s", now}});
+                    {"elapsed_s", now}, {"mem_allocated", mem.allocated}, {"mem_peak", mem.peak},
+                    {"mem_cached", mem.cached}});
   }
   window_loss_ = 0.0, window_tokens_ = 0, window_start_s_ = now;
 }

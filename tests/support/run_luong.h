@@ -60,3 +60,19 @@ inline std::string fresh_dir(const std::string& name) {
 }
 
 }  // namespace luong::testing
+
+namespace luong::testing {
+
+// Runs a shell command line, capturing stdout (for pgrep and friends).
+inline RunResult run_luong_shell(const std::string& command) {
+  RunResult r;
+  FILE* p = popen(command.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  return r;
+}
+
+}  // namespace luong::testing

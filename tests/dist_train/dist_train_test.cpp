@@ -1,0 +1,134 @@
+// End-to-end data parallelism through `luong train` under mpirun: 2 ranks with batch B equal 1 process
+// with batch 2B; checkpoints move between world sizes; a killed rank ends the job with the last checkpoint
+// intact. (These tests start mpirun themselves; they are skipped when mpirun is not installed.)
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "framework/io/checkpoint.h"
+#include "framework/io/checkpoint_dir.h"
+#include "tests/support/run_luong.h"
+
+namespace luong::testing {
+namespace {
+
+const char* kMpirun = "mpirun --allow-run-as-root --oversubscribe -np 2 -x OMP_NUM_THREADS=1 -x LUONG_DIST_TIMEOUT_S=20 ";
+
+class DistTrainTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    data_ = fresh_dir("dist_train_data");
+    ASSERT_EQ(run_luong("gen-data --out " + data_ + " --train 300 --valid 20 --test 10").status, 0);
+  }
+  void SetUp() override {
+    if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "mpirun not installed";
+  }
+  // SGD (no adaptive scaling that would amplify float rounding differences), no dropout.
+  std::string args(const std::string& run_dir, int batch, int steps, const std::string& extra = "") const {
+    return "train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
+           " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +
+           " --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt" +
+           " --set model.hidden_size=24 --set model.embedding_size=16 --set model.dropout=0" +
+           " --set optim.name=sgd --set optim.lr=0.5 --set train.max_epochs=0 --set train.max_steps=" +
+           std::to_string(steps) + " --set train.batch_size=" + std::to_string(batch) +
+           " --set train.checkpoint_every=5 --set train.valid_every=0 --set train.keep_checkpoints=0 " + extra;
+  }
+  static RunResult run_mpi(const std::string& a) {
+    RunResult r;
+    const std::string cmd = std::string(kMpirun) + LUONG_BINARY + " " + a + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+    const int st = pclose(p);
+    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    return r;
+  }
+  static std::string data_;
+};
+std::string DistTrainTest::data_;
+
+// The largest relative difference ||a - b|| / ||a|| over the model parameters of two checkpoints. The runs
+// are float32 and sum gradients in a different order, so elementwise agreement is at rounding level
+// (~1e-7 of each parameter's scale), which this norm-wise measure captures without being dominated by
+// elements that happen to be near zero.
+double max_rel_diff(const std::string& a, const std::string& b) {
+  const StateDict x = load_checkpoint(a).state.sub("model"), y = load_checkpoint(b).state.sub("model");
+  EXPECT_EQ(x.tensors.size(), y.tensors.size());
+  double worst = 0;
+  for (const auto& [name, t] : x.tensors) {
+    const auto u = t.to_vector(), v = y.tensors.at(name).to_vector();
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < u.size(); ++i) diff += (u[i] - v[i]) * (u[i] - v[i]), norm += u[i] * u[i];
+    worst = std::max(worst, std::sqrt(diff) / std::max(std::sqrt(norm), 1e-12));
+  }
+  return worst;
+}
+
+TEST_F(DistTrainTest, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
+  const std::string one = fresh_dir("dist_one"), two = fresh_dir("dist_two");
+  const RunResult r1 = run_luong(args(one, 16, 15));
+  ASSERT_EQ(r1.status, 0) << r1.output;
+  const RunResult r2 = run_mpi(args(two, 8, 15));
+  ASSERT_EQ(r2.status, 0) << r2.output;
+  EXPECT_LE(max_rel_diff(checkpoint_path(one, 15), checkpoint_path(two, 15)), 1e-6);
+  // And they moved: the result is not just the shared initialisation.
+  EXPECT_GT(max_rel_diff(checkpoint_path(one, 5), checkpoint_path(one, 15)), 1e-3);
+}
+
+TEST_F(DistTrainTest, CheckpointsResumeAcrossWorldSizes) {
+  const std::string straight = fresh_dir("dist_straight");
+  ASSERT_EQ(run_luong(args(straight, 16, 20)).status, 0);
+  // Two ranks to step 10, then one process to 20.
+  const std::string a = fresh_dir("dist_2to1");
+  ASSERT_EQ(run_mpi(args(a, 8, 10)).status, 0);
+  const RunResult ra = run_luong(args(a, 16, 20, "--resume auto"));
+  ASSERT_EQ(ra.status, 0) << ra.output;
+  EXPECT_NE(ra.output.find("resumed from"), std::string::npos) << ra.output;
+  EXPECT_LE(max_rel_diff(checkpoint_path(straight, 20), checkpoint_path(a, 20)), 1e-6);
+  // One process to step 10, then two ranks to 20.
+  const std::string b = fresh_dir("dist_1to2");
+  ASSERT_EQ(run_luong(args(b, 16, 10)).status, 0);
+  const RunResult rb = run_mpi(args(b, 8, 20, "--resume auto"));
+  ASSERT_EQ(rb.status, 0) << rb.output;
+  EXPECT_LE(max_rel_diff(checkpoint_path(straight, 20), checkpoint_path(b, 20)), 1e-6);
+}
+
+TEST_F(DistTrainTest, KilledRankEndsTheJobAndKeepsTheLastCheckpoint) {
+  const std::string dir = fresh_dir("dist_kill");
+  const std::string log = dir + "/mpirun.log";
+  // A long run in the background; once a checkpoint exists, SIGKILL one rank's process.
+  const std::string cmd = std::string(kMpirun) + LUONG_BINARY + " " + args(dir, 8, 100000, "--set train.checkpoint_every=2") +
+                          " > " + log + " 2>&1 & echo $!";
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[64] = {0};
+  ASSERT_NE(fgets(buf, sizeof buf, p), nullptr);
+  pclose(p);
+  const pid_t mpirun_pid = static_cast<pid_t>(std::atol(buf));
+  for (int i = 0; i < 300 && list_checkpoints(dir).size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_GE(list_checkpoints(dir).size(), 2u) << "no checkpoint appeared";
+  // The ranks are the luong processes whose parent is mpirun (or its orted child).
+  const RunResult victim = run_luong_shell("pgrep -f -n -- '^" + std::string(LUONG_BINARY) + " train --quiet --config.*" + dir + "'");
+  const pid_t rank_pid = static_cast<pid_t>(std::atol(victim.output.c_str()));
+  ASSERT_GT(rank_pid, 0) << victim.output;
+  const auto t0 = std::chrono::steady_clock::now();
+  kill(rank_pid, SIGKILL);
+  int status = 0;
+  bool ended = false;
+  for (int i = 0; i < 600 && !ended; ++i) {  // the job must end well within the 20 s timeout
+    ended = kill(mpirun_pid, 0) != 0;
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  (void)status;
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(ended) << "mpirun still running " << seconds << " s after a rank was killed";
+  EXPECT_LT(seconds, 25.0);
+  const LatestCheckpoint latest = find_latest_valid(dir);
+  ASSERT_TRUE(latest.checkpoint.has_value()) << "the last checkpoint must be intact";
+}
+
+}  // namespace
+}  // namespace luong::testing
