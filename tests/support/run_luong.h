@@ -18,10 +18,12 @@ struct RunResult {
   std::string output;
 };
 
-// Runs `luong <args>` through the shell with stderr merged into stdout.
-inline RunResult run_luong(const std::string& args) {
+// Runs `luong <args>` through the shell with stderr merged into stdout; `stdin_text`, when given, is
+// piped to its standard input.
+inline RunResult run_luong(const std::string& args, const std::string& stdin_text = "") {
   RunResult r;
-  const std::string cmd = std::string(LUONG_BINARY) + " " + args + " 2>&1";
+  std::string cmd = std::string(LUONG_BINARY) + " " + args + " 2>&1";
+  if (!stdin_text.empty()) cmd = "printf '%s\\n' '" + stdin_text + "' | " + cmd;
   FILE* p = popen(cmd.c_str(), "r");
   std::array<char, 4096> buf;
   size_t n;

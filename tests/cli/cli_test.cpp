@@ -1,0 +1,195 @@
+// The command-line workflow end to end on the toy task: train (loss falls, same seed = same metrics),
+// eval (text and JSON), translate (n-best, unk replacement, attention plots), average, and the errors a
+// user meets (mismatched checkpoints, bad config keys, missing files).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <png.h>
+
+#include <sstream>
+
+#include "framework/io/checkpoint.h"
+#include "framework/io/checkpoint_dir.h"
+#include "tests/support/run_luong.h"
+
+namespace luong::testing {
+namespace {
+
+class CliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    data_ = fresh_dir("cli_data");
+    ASSERT_EQ(run_luong("gen-data --out " + data_ + " --train 600 --valid 40 --test 20").status, 0);
+    run_ = fresh_dir("cli_run");
+    const RunResult r = run_luong(train(run_, "--json"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    summary_ = nlohmann::json::parse(r.output.substr(r.output.rfind('{')));
+  }
+  static std::string train(const std::string& run_dir, const std::string& extra = "") {
+    return "train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
+           " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +
+           " --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt" +
+           " --set model.hidden_size=48 --set model.embedding_size=32 --set train.max_epochs=0" +
+           " --set train.max_steps=300 --set train.valid_every=100 --set train.log_every=10 --set optim.lr=0.01" +
+           " --set train.keep_checkpoints=0 " + extra;
+  }
+  static std::vector<nlohmann::json> metrics(const std::string& run_dir) {
+    std::vector<nlohmann::json> out;
+    std::ifstream in(run_dir + "/metrics.jsonl");
+    for (std::string line; std::getline(in, line);) out.push_back(nlohmann::json::parse(line));
+    return out;
+  }
+  static std::string data_, run_;
+  static nlohmann::json summary_;
+};
+std::string CliTest::data_, CliTest::run_;
+nlohmann::json CliTest::summary_;
+
+TEST_F(CliTest, TinyConfigLossFallsTenfold) {
+  const auto m = metrics(run_);
+  ASSERT_FALSE(m.empty());
+  double first = -1, last = -1;
+  for (const auto& r : m)
+    if (r["type"] == "train") (first < 0 ? first : last) = r["loss"].get<double>(), last = r["loss"].get<double>();
+  EXPECT_LT(last, first / 10) << "train loss " << first << " -> " << last;
+  EXPECT_EQ(summary_["steps"], 300);
+  EXPECT_GT(summary_["best_valid_ppl"].get<double>(), 1.0);
+  EXPECT_LT(summary_["best_valid_ppl"].get<double>(), 1.5);
+  for (const char* f : {"config.yaml", "vocab.src.txt", "vocab.tgt.txt", "best.h5", "metrics.jsonl"})
+    EXPECT_TRUE(std::filesystem::exists(run_ + "/" + f)) << f;
+}
+
+TEST_F(CliTest, SameSeedGivesTheSameMetrics) {
+  const std::string again = fresh_dir("cli_again");
+  ASSERT_EQ(run_luong(train(again)).status, 0);
+  auto strip = [](std::vector<nlohmann::json> v) {  // wall-clock fields legitimately differ
+    for (auto& r : v)
+      for (const char* k : {"elapsed_s", "tokens_per_s", "mem_allocated", "mem_peak", "mem_cached"}) r.erase(k);
+    return v;
+  };
+  EXPECT_EQ(strip(metrics(run_)), strip(metrics(again)));
+}
+
+TEST_F(CliTest, EvalPrintsPerplexityAndBleuForPeopleAndScripts) {
+  const std::string args = "eval --checkpoint " + run_ + "/best.h5 --src " + data_ + "/test.src --ref " + data_ +
+                           "/test.tgt --beam 3";
+  const RunResult text = run_luong(args);
+  ASSERT_EQ(text.status, 0) << text.output;
+  EXPECT_NE(text.output.find("perplexity"), std::string::npos);
+  EXPECT_NE(text.output.find("BLEU|nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0 = "), std::string::npos)
+      << text.output;
+  const RunResult js = run_luong(args + " --json 2>/dev/null");
+  ASSERT_EQ(js.status, 0) << js.output;
+  const auto j = nlohmann::json::parse(js.output);
+  EXPECT_GT(j["bleu"].get<double>(), 50.0) << "the toy task is easy";
+  EXPECT_GT(j["ppl"].get<double>(), 1.0);
+  EXPECT_EQ(j["sentences"], 20);
+}
+
+TEST_F(CliTest, TranslateNBestAndAttentionPlots) {
+  const std::string plots = fresh_dir("cli_plots");
+  const RunResult r = run_luong("translate --checkpoint " + run_ + "/best.h5 --beam 4 --n-best 3 --attention-plot " +
+                                plots + " --plot-count 2 < " + data_ + "/test.src");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("0 ||| "), std::string::npos);
+  EXPECT_NE(r.output.find("19 ||| "), std::string::npos);
+  for (const char* f : {"1.png", "2.png"}) {
+    const std::string path = plots + "/" + f;
+    ASSERT_TRUE(std::filesystem::exists(path)) << path;
+    png_image img{};
+    img.version = PNG_IMAGE_VERSION;
+    ASSERT_TRUE(png_image_begin_read_from_file(&img, path.c_str())) << path;
+    EXPECT_GT(img.width, 50u);
+    EXPECT_GT(img.height, 50u);
+    png_image_free(&img);
+  }
+  EXPECT_FALSE(std::filesystem::exists(plots + "/3.png"));
+}
+
+TEST_F(CliTest, UnkReplaceCopiesTheMostAttendedSourceWord) {
+  // A target vocabulary of 8 words + specials: the other target words are <unk> in training, so the model
+  // learns to emit <unk> for their source words.
+  const std::string dir = fresh_dir("cli_unk");
+  const RunResult t = run_luong(train(dir, "--set data.tgt_vocab_size=12"));
+  ASSERT_EQ(t.status, 0) << t.output;
+  const std::string sentences = data_ + "/test.src";
+  const RunResult plain = run_luong("translate --checkpoint " + dir + "/best.h5 < " + sentences);
+  ASSERT_EQ(plain.status, 0) << plain.output;
+  ASSERT_NE(plain.output.find("<unk>"), std::string::npos) << "the capped vocabulary should produce <unk>";
+  const RunResult replaced = run_luong("translate --checkpoint " + dir + "/best.h5 --unk-replace < " + sentences);
+  ASSERT_EQ(replaced.status, 0) << replaced.output;
+  EXPECT_EQ(replaced.output.find("<unk>"), std::string::npos) << replaced.output;
+  // Source words are two-letter syllables; target words are NATO-alphabet words. Replaced words are copies
+  // of source syllables, at the position the attention points to.
+  std::ifstream first_src(sentences);
+  std::string src_line;
+  std::getline(first_src, src_line);
+  const std::string first_out = replaced.output.substr(0, replaced.output.find('\n'));
+  const std::string first_plain = plain.output.substr(0, plain.output.find('\n'));
+  if (first_plain.find("<unk>") != std::string::npos) {
+    bool copied = false;
+    std::istringstream words(first_out);
+    for (std::string w; words >> w;) copied = copied || (w.size() == 2 && src_line.find(w) != std::string::npos);
+    EXPECT_TRUE(copied) << "'" << first_out << "' should contain a word of '" << src_line << "'";
+  }
+  // Through a dictionary: every replaced word becomes its dictionary entry.
+  std::ofstream dict(dir + "/dict.tsv");
+  for (const char* syl : {"ba", "da", "di", "fu", "ga", "hi", "ja", "lo", "mi", "re", "sa", "tu", "wu", "ke", "po", "zo"})
+    dict << syl << "\tDICT\n";
+  dict.close();
+  const RunResult via_dict = run_luong("translate --checkpoint " + dir + "/best.h5 --unk-replace --dictionary " + dir +
+                                       "/dict.tsv < " + sentences);
+  ASSERT_EQ(via_dict.status, 0) << via_dict.output;
+  EXPECT_NE(via_dict.output.find("DICT"), std::string::npos) << via_dict.output;
+}
+
+TEST_F(CliTest, AverageOfCheckpointsIsTheirMean) {
+  const auto files = list_checkpoints(run_);
+  ASSERT_GE(files.size(), 2u);
+  const std::string a = files[files.size() - 2].path, b = files.back().path, out = run_ + "/avg.h5";
+  const RunResult r = run_luong("average -o " + out + " " + a + " " + b);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto ta = load_checkpoint(a).state.tensors, tb = load_checkpoint(b).state.tensors,
+             tm = load_checkpoint(out).state.tensors;
+  const std::string name = "model/decoder/output/weight";
+  ASSERT_TRUE(tm.count(name)) << "missing " << name;
+  const auto va = ta.at(name).to_vector(), vb = tb.at(name).to_vector(), vm = tm.at(name).to_vector();
+  for (size_t i = 0; i < vm.size(); i += 97) EXPECT_NEAR(vm[i], (va[i] + vb[i]) / 2, 1e-6);
+  // The averaged checkpoint translates.
+  EXPECT_EQ(run_luong("translate --checkpoint " + out, "alpha bravo .").status, 0);
+}
+
+TEST_F(CliTest, ResumingWithADifferentModelNamesTheParameterAndShapes) {
+  const std::string dir = fresh_dir("cli_mismatch");
+  std::filesystem::copy(run_, dir, std::filesystem::copy_options::recursive);
+  const RunResult r = run_luong(train(dir, "--set model.hidden_size=40 --set train.max_steps=400 --resume auto"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("(48"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(40"), std::string::npos) << r.output;
+  // A different vocabulary (built from other data) is refused too, naming the vocabulary.
+  const RunResult v = run_luong(train(dir, "--set data.src_vocab_size=12 --set train.max_steps=400 --resume " + run_ + "/best.h5"));
+  EXPECT_NE(v.status, 0);
+  EXPECT_NE(v.output.find("vocab/src"), std::string::npos) << v.output;
+}
+
+TEST_F(CliTest, UserErrorsAreClear) {
+  const RunResult key = run_luong(train(fresh_dir("cli_err"), "--set model.hiden_size=3"));
+  EXPECT_NE(key.status, 0);
+  EXPECT_NE(key.output.find("model.hiden_size"), std::string::npos) << key.output;
+  EXPECT_NE(key.output.find("hidden_size"), std::string::npos) << key.output;  // lists the valid keys
+  const RunResult att = run_luong(train(fresh_dir("cli_err2"), "--set model.attention=bahdanau"));
+  EXPECT_NE(att.status, 0);
+  EXPECT_NE(att.output.find("local-p"), std::string::npos) << att.output;  // lists the registered variants
+  const RunResult missing = run_luong(train(fresh_dir("cli_err3"), "--set data.train_src=/nonexistent/x.src"));
+  EXPECT_NE(missing.status, 0);
+  EXPECT_NE(missing.output.find("/nonexistent/x.src"), std::string::npos) << missing.output;
+  const RunResult ckpt = run_luong("eval --checkpoint " + data_ + "/test.src --src " + data_ + "/test.src --ref " +
+                                   data_ + "/test.tgt");
+  EXPECT_NE(ckpt.status, 0);
+  EXPECT_NE(ckpt.output.find("test.src"), std::string::npos) << ckpt.output;
+}
+
+}  // namespace
+}  // namespace luong::testing
