@@ -29,9 +29,9 @@ void ProgressLine::update(const ProgressReport& r) {
   std::string steps = std::to_string(r.step);
   std::string eta;
   if (r.total_steps > 0) {
-    steps += "/" + std::to_string(r.total_steps);
+    steps = str(steps, "/", r.total_steps);
     const double per_step = r.step > 0 ? elapsed / static_cast<double>(r.step) : 0.0;
-    eta = " ETA " + format_duration(per_step * static_cast<double>(r.total_steps - r.step));
+    eta = str(" ETA ", format_duration(per_step * static_cast<double>(r.total_steps - r.step)));
   }
   const std::string line = str("epoch ", r.epoch, " step ", steps, " | loss ", r.loss, " ppl ", std::exp(r.loss),
                                " | lr ", r.lr, " | |g| ", r.grad_norm, " | ", static_cast<int64_t>(r.tokens_per_s),

@@ -1,0 +1,99 @@
+// Embedding lookup and the strided block copies behind concat, slice and transpose; semantics are
+// kernels/cpu/gather.h's. (embedding_backward lives in embedding_backward.cu.)
+#include "framework/kernels/cuda/common.cuh"
+#include "framework/kernels/cuda/kernels.h"
+
+namespace luong::cuda {
+namespace {
+
+// Copies the rows of valid ids and records the smallest position holding an invalid one (atomicMin:
+// the same answer whatever the thread order).
+template <class T>
+__global__ void embedding_forward_kernel(int64_t n, int64_t dim, int64_t rows, const int64_t* ids, const T* table,
+                                         T* out, unsigned long long* first_bad) {
+  for (int64_t i = global_index(); i < n; i += global_stride())
+    if (ids[i] < 0 || ids[i] >= rows) atomicMin(first_bad, static_cast<unsigned long long>(i));
+  const int64_t total = n * dim;
+  for (int64_t idx = global_index(); idx < total; idx += global_stride()) {
+    const int64_t id = ids[idx / dim];
+    if (id >= 0 && id < rows) out[idx] = table[id * dim + idx % dim];
+  }
+}
+
+template <class T>
+__global__ void copy_block_kernel(int64_t outer, int64_t inner, int64_t len, const T* src, int64_t src_len,
+                                  int64_t src_start, T* dst, int64_t dst_len, int64_t dst_start, bool accumulate) {
+  const int64_t chunk = len * inner, total = outer * chunk;
+  for (int64_t idx = global_index(); idx < total; idx += global_stride()) {
+    const int64_t o = idx / chunk, r = idx % chunk;
+    const T v = src[(o * src_len + src_start) * inner + r];
+    T& d = dst[(o * dst_len + dst_start) * inner + r];
+    d = accumulate ? d + v : v;
+  }
+}
+
+// Source-ordered (coalesced reads): element (o, i, m, j, k) of (outer, a, mid, b, inner) goes to (o, j, m, i, k).
+template <class T>
+__global__ void transpose_kernel(int64_t outer, int64_t a, int64_t mid, int64_t b, int64_t inner, const T* src, T* dst,
+                                 bool accumulate) {
+  const int64_t total = outer * a * mid * b * inner;
+  for (int64_t idx = global_index(); idx < total; idx += global_stride()) {
+    int64_t t = idx;
+    const int64_t k = t % inner;
+    t /= inner;
+    const int64_t j = t % b;
+    t /= b;
+    const int64_t m = t % mid;
+    t /= mid;
+    const int64_t i = t % a;
+    const int64_t o = t / a;
+    T& d = dst[(((o * b + j) * mid + m) * a + i) * inner + k];
+    d = accumulate ? d + src[idx] : src[idx];
+  }
+}
+
+}  // namespace
+
+template <class T>
+int64_t embedding_forward(int64_t n, int64_t dim, int64_t rows, const int64_t* ids, const T* table, T* out) {
+  if (n == 0) return -1;
+  DeviceContext& ctx = context();
+  std::lock_guard<std::mutex> lock(ctx.scratch_mutex);
+  auto* first_bad = reinterpret_cast<unsigned long long*>(ctx.result);
+  LUONG_CUDA_CHECK(cudaMemsetAsync(first_bad, 0xFF, sizeof(*first_bad), ctx.stream));  // "none" = all ones
+  const int64_t work = n * dim > n ? n * dim : n;
+  embedding_forward_kernel<<<grid_for(work), kThreads, 0, ctx.stream>>>(n, dim, rows, ids, table, out, first_bad);
+  LUONG_CUDA_CHECK_LAUNCH("embedding_forward_kernel");
+  read_result(ctx, sizeof(*first_bad));
+  const unsigned long long bad = *reinterpret_cast<const unsigned long long*>(ctx.host_result);
+  return bad == ~0ull ? -1 : static_cast<int64_t>(bad);
+}
+
+template <class T>
+void copy_block(int64_t outer, int64_t inner, int64_t len, const T* src, int64_t src_len, int64_t src_start, T* dst,
+                int64_t dst_len, int64_t dst_start, bool accumulate) {
+  const int64_t total = outer * len * inner;
+  if (total == 0) return;
+  copy_block_kernel<<<grid_for(total), kThreads, 0, stream()>>>(outer, inner, len, src, src_len, src_start, dst,
+                                                                dst_len, dst_start, accumulate);
+  LUONG_CUDA_CHECK_LAUNCH("copy_block_kernel");
+}
+
+template <class T>
+void transpose(int64_t outer, int64_t a, int64_t mid, int64_t b, int64_t inner, const T* src, T* dst, bool accumulate) {
+  const int64_t total = outer * a * mid * b * inner;
+  if (total == 0) return;
+  transpose_kernel<<<grid_for(total), kThreads, 0, stream()>>>(outer, a, mid, b, inner, src, dst, accumulate);
+  LUONG_CUDA_CHECK_LAUNCH("transpose_kernel");
+}
+
+#define LUONG_INSTANTIATE(T)                                                                                       \
+  template int64_t embedding_forward<T>(int64_t, int64_t, int64_t, const int64_t*, const T*, T*);                \
+  template void copy_block<T>(int64_t, int64_t, int64_t, const T*, int64_t, int64_t, T*, int64_t, int64_t, bool); \
+  template void transpose<T>(int64_t, int64_t, int64_t, int64_t, int64_t, const T*, T*, bool);
+LUONG_INSTANTIATE(float)
+LUONG_INSTANTIATE(double)
+LUONG_INSTANTIATE(int64_t)
+#undef LUONG_INSTANTIATE
+
+}  // namespace luong::cuda

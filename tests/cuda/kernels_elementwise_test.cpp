@@ -1,0 +1,238 @@
+// CUDA elementwise, LSTM-cell, optimizer, dropout, gather and copy kernels against their CPU twins on odd
+// sizes. Where the CUDA kernel performs the CPU's exact operations in the same order the results must be
+// bitwise equal; transcendental functions (CUDA's libdevice vs glibc) are compared with a tolerance.
+#include <gtest/gtest.h>
+
+#include "tests/cuda/cuda_test_util.h"
+
+#ifdef LUONG_WITH_CUDA
+#include "framework/kernels/cpu/elementwise.h"
+#include "framework/kernels/cpu/gather.h"
+#include "framework/kernels/cpu/lstm_cell.h"
+#include "framework/kernels/cpu/optim_kernels.h"
+#include "framework/kernels/cpu/reduce.h"
+#include "framework/kernels/cuda/device.h"
+#include "framework/kernels/cuda/kernels.h"
+#include "framework/ops/tensor_math.h"
+#include "tests/cuda/kernel_pair.h"
+
+namespace luong::testing {
+namespace {
+
+constexpr double kFloatTol = 2e-6;  // a few float32 ulps of O(1) values
+
+TEST(CudaElementwise, UnaryForwardAndBackwardMatchTheCpu) {
+  LUONG_REQUIRE_CUDA();
+  const int64_t n = 100003;
+  for (UnaryKind k : {UnaryKind::tanh, UnaryKind::sigmoid, UnaryKind::relu, UnaryKind::exp, UnaryKind::log,
+                      UnaryKind::neg, UnaryKind::sqrt}) {
+    SCOPED_TRACE(static_cast<int>(k));
+    const bool positive = k == UnaryKind::log || k == UnaryKind::sqrt;
+    KernelPair x = random_pair({n}, DType::f32, 1, positive ? 0.1 : -3.0, 3.0);
+    KernelPair y = random_pair({n}, DType::f32, 2), gy = random_pair({n}, DType::f32, 3);
+    KernelPair gx = random_pair({n}, DType::f32, 4);  // backward accumulates into existing values
+    cpu::unary_forward<float>(k, n, x.c<float>(), y.c<float>());
+    cuda::unary_forward<float>(k, n, x.g<float>(), y.g<float>());
+    EXPECT_LE(y.error(), kFloatTol);
+    cpu::unary_backward<float>(k, n, x.c<float>(), y.c<float>(), gy.c<float>(), gx.c<float>());
+    cuda::unary_backward<float>(k, n, x.g<float>(), y.g<float>(), gy.g<float>(), gx.g<float>());
+    EXPECT_LE(gx.error(), 1e-5);
+  }
+}
+
+TEST(CudaElementwise, BinaryBroadcastsAreBitwiseTheCpuAndTheAffineFamilyMatches) {
+  LUONG_REQUIRE_CUDA();
+  const int64_t rows = 301, cols = 67, n = rows * cols;
+  KernelPair a = random_pair({n}, DType::f64, 5), b = random_pair({cols}, DType::f64, 6, 0.5, 2.0);
+  for (BinaryKind k : {BinaryKind::add, BinaryKind::sub, BinaryKind::mul, BinaryKind::div}) {
+    KernelPair out = random_pair({n}, DType::f64, 7), out_rev = random_pair({n}, DType::f64, 8);
+    cpu::binary_forward<double>(k, n, n, a.c<double>(), cols, b.c<double>(), out.c<double>());
+    cuda::binary_forward<double>(k, n, n, a.g<double>(), cols, b.g<double>(), out.g<double>());
+    EXPECT_TRUE(out.identical()) << static_cast<int>(k);
+    cpu::binary_forward<double>(k, n, cols, b.c<double>(), n, a.c<double>(), out_rev.c<double>());
+    cuda::binary_forward<double>(k, n, cols, b.g<double>(), n, a.g<double>(), out_rev.g<double>());
+    EXPECT_TRUE(out_rev.identical()) << static_cast<int>(k);
+  }
+  KernelPair y = random_pair({n}, DType::f64, 9);
+  cpu::affine<double>(n, a.c<double>(), 1.5, -0.25, y.c<double>());
+  cuda::affine<double>(n, a.g<double>(), 1.5, -0.25, y.g<double>());
+  EXPECT_LE(y.error(), 1e-15);  // either compiler may fuse alpha * x + beta into one FMA
+  cpu::axpy<double>(n, -0.75, a.c<double>(), y.c<double>());
+  cuda::axpy<double>(n, -0.75, a.g<double>(), y.g<double>());
+  EXPECT_LE(y.error(), 1e-15);
+  cpu::scale<double>(n, 3.0, y.c<double>());
+  cuda::scale<double>(n, 3.0, y.g<double>());
+  EXPECT_LE(y.error(), 1e-15);
+}
+
+TEST(CudaElementwise, MaskedFillAndItsBackwardFollowTheSuffixMask) {
+  LUONG_REQUIRE_CUDA();
+  const int64_t n = 13 * 7 * 33, n_mask = 33;
+  std::vector<double> bits = uniform_values(n_mask, 10, 0.0, 1.0);
+  for (auto& v : bits) v = v < 0.5 ? 0.0 : 1.0;
+  KernelPair mask = make_pair(Tensor::from(bits, {n_mask}, DType::u8));
+  KernelPair x = random_pair({n}, DType::f32, 11), y = random_pair({n}, DType::f32, 12);
+  KernelPair gx = random_pair({n}, DType::f32, 13);
+  cpu::masked_fill<float>(n, x.c<float>(), n_mask, mask.c<uint8_t>(), -3.f, y.c<float>());
+  cuda::masked_fill<float>(n, x.g<float>(), n_mask, mask.g<uint8_t>(), -3.f, y.g<float>());
+  EXPECT_TRUE(y.identical());
+  cpu::masked_fill_backward<float>(n, x.c<float>(), n_mask, mask.c<uint8_t>(), gx.c<float>());
+  cuda::masked_fill_backward<float>(n, x.g<float>(), n_mask, mask.g<uint8_t>(), gx.g<float>());
+  EXPECT_TRUE(gx.identical());
+}
+
+TEST(CudaElementwise, SumRowsAccumulateMatchesTheCpuOnBothPaths) {
+  LUONG_REQUIRE_CUDA();
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{100, 70}, {1000, 70}, {5, 5000}}) {
+    KernelPair x = random_pair({rows, cols}, DType::f32, 14), out = random_pair({cols}, DType::f32, 15);
+    cpu::sum_rows_accumulate<float>(rows, cols, x.c<float>(), out.c<float>());
+    cuda::sum_rows_accumulate<float>(rows, cols, x.g<float>(), out.g<float>());
+    if (rows <= 256) {  // the CPU's summation order
+      EXPECT_TRUE(out.identical()) << rows << "x" << cols;
+    }
+    EXPECT_LE(out.error(), 1e-5) << rows << "x" << cols;
+  }
+}
+
+TEST(CudaElementwise, DropoutMaskIsBitwiseTheCpuMask) {
+  LUONG_REQUIRE_CUDA();
+  const int64_t n = 100001;
+  KernelPair mf = random_pair({n}, DType::f32, 16), md = random_pair({n}, DType::f64, 17);
+  cpu::dropout_mask<float>(n, 0.37f, 77, 13, mf.c<float>());
+  cuda::dropout_mask<float>(n, 0.37f, 77, 13, mf.g<float>());
+  EXPECT_TRUE(mf.identical());
+  cpu::dropout_mask<double>(n, 0.37f, 77, 13, md.c<double>());
+  cuda::dropout_mask<double>(n, 0.37f, 77, 13, md.g<double>());
+  EXPECT_TRUE(md.identical());
+  const double kept = sum_all(md.gpu) * (1.0 - 0.37) / static_cast<double>(n);
+  EXPECT_NEAR(kept, 0.63, 0.01);
+}
+
+TEST(CudaLstmCell, ForwardAndBackwardMatchTheCpuWithOptionalGradients) {
+  LUONG_REQUIRE_CUDA();
+  const int64_t B = 37, H = 65;
+  KernelPair z = random_pair({B, 4 * H}, DType::f64, 18, -3, 3), c_prev = random_pair({B, H}, DType::f64, 19);
+  KernelPair gates = random_pair({B, 4 * H}, DType::f64, 20), c = random_pair({B, H}, DType::f64, 21);
+  KernelPair tanh_c = random_pair({B, H}, DType::f64, 22), h = random_pair({B, H}, DType::f64, 23);
+  cpu::lstm_cell_forward<double>(B, H, z.c<double>(), c_prev.c<double>(), gates.c<double>(), c.c<double>(),
+                                 tanh_c.c<double>(), h.c<double>());
+  cuda::lstm_cell_forward<double>(B, H, z.g<double>(), c_prev.g<double>(), gates.g<double>(), c.g<double>(),
+                                  tanh_c.g<double>(), h.g<double>());
+  for (const KernelPair* p : {&gates, &c, &tanh_c, &h}) EXPECT_LE(p->error(), 1e-14);
+  KernelPair dh = random_pair({B, H}, DType::f64, 24), dc = random_pair({B, H}, DType::f64, 25);
+  for (int variant = 0; variant < 3; ++variant) {  // both gradients, dh only (no dc_prev), dc only
+    KernelPair dz = random_pair({B, 4 * H}, DType::f64, 26), dc_prev = random_pair({B, H}, DType::f64, 27);
+    const bool use_dh = variant != 2, use_dc = variant != 1, use_prev = variant != 1;
+    cpu::lstm_cell_backward<double>(B, H, gates.c<double>(), c_prev.c<double>(), tanh_c.c<double>(),
+                                    use_dh ? dh.c<double>() : nullptr, use_dc ? dc.c<double>() : nullptr,
+                                    dz.c<double>(), use_prev ? dc_prev.c<double>() : nullptr);
+    cuda::lstm_cell_backward<double>(B, H, gates.g<double>(), c_prev.g<double>(), tanh_c.g<double>(),
+                                     use_dh ? dh.g<double>() : nullptr, use_dc ? dc.g<double>() : nullptr,
+                                     dz.g<double>(), use_prev ? dc_prev.g<double>() : nullptr);
+    EXPECT_LE(dz.error(), 1e-14) << variant;
+    EXPECT_LE(dc_prev.error(), 1e-14) << variant;
+  }
+}
+
+TEST(CudaOptim, SgdAndAdamUpdatesMatchTheCpu) {
+  LUONG_REQUIRE_CUDA();
+  const int64_t n = 40001;
+  for (bool momentum : {false, true}) {
+    KernelPair p = random_pair({n}, DType::f64, 28), g = random_pair({n}, DType::f64, 29);
+    KernelPair m = random_pair({n}, DType::f64, 30);
+    cpu::sgd_update<double>(n, p.c<double>(), g.c<double>(), momentum ? m.c<double>() : nullptr, 0.1, 0.9, 1e-4);
+    cuda::sgd_update<double>(n, p.g<double>(), g.g<double>(), momentum ? m.g<double>() : nullptr, 0.1, 0.9, 1e-4);
+    EXPECT_LE(p.error(), 1e-15);
+    EXPECT_LE(m.error(), 1e-15);
+  }
+  for (bool decoupled : {false, true}) {
+    KernelPair p = random_pair({n}, DType::f64, 31), g = random_pair({n}, DType::f64, 32);
+    KernelPair m = random_pair({n}, DType::f64, 33), v = random_pair({n}, DType::f64, 34, 0.0, 1.0);
+    cpu::adam_update<double>(n, p.c<double>(), g.c<double>(), m.c<double>(), v.c<double>(), 1e-3, 0.9, 0.999, 1e-8,
+                             0.01, decoupled, 0.19, 0.002);
+    cuda::adam_update<double>(n, p.g<double>(), g.g<double>(), m.g<double>(), v.g<double>(), 1e-3, 0.9, 0.999, 1e-8,
+                              0.01, decoupled, 0.19, 0.002);
+    for (const KernelPair* t : {&p, &m, &v}) EXPECT_LE(t->error(), 1e-14) << decoupled;
+  }
+}
+
+TEST(CudaGather, EmbeddingForwardCopiesRowsAndReportsTheFirstBadId) {
+  LUONG_REQUIRE_CUDA();
+  const int64_t rows = 50, dim = 33;
+  KernelPair table = random_pair({rows, dim}, DType::f32, 35);
+  std::vector<int64_t> ids(301);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>((i * 7) % rows);
+  KernelPair idp = make_pair(Tensor::from_ids(ids, {301}));
+  KernelPair out = random_pair({301, dim}, DType::f32, 36);
+  EXPECT_EQ(cpu::embedding_forward<float>(301, dim, rows, idp.c<int64_t>(), table.c<float>(), out.c<float>()), -1);
+  EXPECT_EQ(cuda::embedding_forward<float>(301, dim, rows, idp.g<int64_t>(), table.g<float>(), out.g<float>()), -1);
+  EXPECT_TRUE(out.identical());
+  ids[9] = rows, ids[5] = -1, ids[200] = 1000;
+  KernelPair bad = make_pair(Tensor::from_ids(ids, {301}));
+  EXPECT_EQ(cuda::embedding_forward<float>(301, dim, rows, bad.g<int64_t>(), table.g<float>(), out.g<float>()), 5);
+}
+
+TEST(CudaGather, EmbeddingBackwardDeterministicModeIsBitwiseTheCpu) {
+  LUONG_REQUIRE_CUDA();
+  const int64_t n = 5000, rows = 100, dim = 67, padding = 7;
+  std::vector<int64_t> ids(n);
+  Generator gen(37);
+  for (auto& id : ids) id = static_cast<int64_t>(gen.below(rows));  // ~50 repeats of each id
+  KernelPair idp = make_pair(Tensor::from_ids(ids, {n}));
+  KernelPair gout = random_pair({n, dim}, DType::f32, 38);
+  ASSERT_TRUE(cuda::deterministic());
+  KernelPair gtable = random_pair({rows, dim}, DType::f32, 39);
+  cpu::embedding_backward<float>(n, dim, idp.c<int64_t>(), padding, gout.c<float>(), gtable.c<float>());
+  cuda::embedding_backward<float>(n, dim, idp.g<int64_t>(), padding, gout.g<float>(), gtable.g<float>());
+  EXPECT_TRUE(gtable.identical());
+
+  cuda::set_deterministic(false);  // atomics: same sums up to float32 reordering
+  KernelPair fast = random_pair({rows, dim}, DType::f32, 39);
+  cuda::embedding_backward<float>(n, dim, idp.g<int64_t>(), padding, gout.g<float>(), fast.g<float>());
+  cuda::set_deterministic(true);
+  EXPECT_LE(max_mixed_error(fast.gpu, gtable.cpu), 1e-5);
+  // The padding row received nothing in either mode.
+  const auto before = random_tensor({rows, dim}, DType::f32, Device::cpu(), 39).to_vector();
+  const auto after = fast.gpu.to_vector();
+  for (int64_t j = 0; j < dim; ++j) EXPECT_EQ(after[padding * dim + j], before[padding * dim + j]);
+
+  KernelPair gi = make_pair(Tensor::from_ids(std::vector<int64_t>(n * 2, 3), {n, 2}));  // int64 tables too
+  KernelPair ti = make_pair(Tensor::zeros({rows, 2}, DType::i64));
+  cpu::embedding_backward<int64_t>(n, 2, idp.c<int64_t>(), padding, gi.c<int64_t>(), ti.c<int64_t>());
+  cuda::embedding_backward<int64_t>(n, 2, idp.g<int64_t>(), padding, gi.g<int64_t>(), ti.g<int64_t>());
+  EXPECT_TRUE(ti.identical());
+}
+
+TEST(CudaGather, CopyBlockAndTransposeAreBitwiseTheCpuForEveryType) {
+  LUONG_REQUIRE_CUDA();
+  for (DType t : {DType::f32, DType::f64, DType::i64}) {
+    SCOPED_TRACE(dtype_name(t));
+    KernelPair src = random_pair({3, 7, 5, 11}, t, 40, -100, 100);
+    for (bool acc : {false, true}) {
+      KernelPair dst = random_pair({3, 11, 5, 7}, t, 41, -100, 100);
+      KernelPair blk = random_pair({3, 20, 55}, t, 42, -100, 100);
+      auto run = [&](auto tag) {
+        using T = decltype(tag);
+        cpu::transpose<T>(3, 7, 5, 11, 1, src.c<T>(), dst.c<T>(), acc);
+        cuda::transpose<T>(3, 7, 5, 11, 1, src.g<T>(), dst.g<T>(), acc);
+        // columns [2, 6) of src viewed as (3, 7, 55) into columns [10, 14) of (3, 20, 55)
+        cpu::copy_block<T>(3, 55, 4, src.c<T>(), 7, 2, blk.c<T>(), 20, 10, acc);
+        cuda::copy_block<T>(3, 55, 4, src.g<T>(), 7, 2, blk.g<T>(), 20, 10, acc);
+      };
+      if (t == DType::f32) run(float{});
+      if (t == DType::f64) run(double{});
+      if (t == DType::i64) run(int64_t{});
+      EXPECT_TRUE(dst.identical()) << acc;
+      EXPECT_TRUE(blk.identical()) << acc;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace luong::testing
+
+#else  // !LUONG_WITH_CUDA
+
+TEST(CudaElementwise, NeedsACudaBuild) { LUONG_REQUIRE_CUDA(); }
+
+#endif
