@@ -27,7 +27,11 @@ void configure_process(int argc, char** argv) {
   // Thread defaults: one OpenMP thread per core for our kernels and OpenBLAS on the same cores (the two
   // pools take turns, never run at once). A user's explicit settings always win.
   const unsigned cores = std::thread::hardware_concurrency() ? std::thread::hardware_concurrency() : 1;
-  if (!std::getenv("OMP_NUM_THREADS")) setenv("OMP_NUM_THREADS", std::to_string(cores).c_str(), 1);
+  if (!std::getenv("OMP_NUM_THREADS")) {
+    setenv("OMP_NUM_THREADS", std::to_string(cores).c_str(), 1);
+    // Tells `luong sweep` this value is a default it may divide among parallel trials, not the user's.
+    setenv("LUONG_OMP_NUM_THREADS_DEFAULTED", "1", 1);
+  }
   if (!std::getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(static_cast<int>(cores));
 
   // Both variables below are read once, when OpenBLAS and libgomp load, so setting them needs a re-exec.

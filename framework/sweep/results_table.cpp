@@ -1,0 +1,139 @@
+#include "framework/sweep/results_table.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+
+#include "framework/sweep/sweep_runner.h"
+#include "framework/train/progress.h"
+
+namespace luong::sweep {
+namespace {
+
+int status_rank(const TrialResult& r, const std::string& metric) {
+  switch (r.status) {
+    case TrialStatus::ok: return r.metric(metric) ? 0 : 1;
+    case TrialStatus::interrupted: return 2;
+    case TrialStatus::pending: return 3;
+    case TrialStatus::failed: return 4;
+  }
+  return 5;
+}
+
+// Shortest text that reads back as the same double.
+std::string exact(double v) {
+  char buf[64];
+  const auto res = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, res.ptr);
+}
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+std::string first_line(const std::string& s, size_t max_len) {
+  std::string line = s.substr(0, s.find('\n'));
+  if (line.size() > max_len) line = line.substr(0, max_len - 3) + "...";
+  return line;
+}
+
+}  // namespace
+
+std::vector<TrialResult> rank_results(std::vector<TrialResult> results, const std::string& metric, const std::string& mode) {
+  const bool maximize = mode == "max";
+  std::stable_sort(results.begin(), results.end(), [&](const TrialResult& a, const TrialResult& b) {
+    const int ra = status_rank(a, metric), rb = status_rank(b, metric);
+    if (ra != rb) return ra < rb;
+    // Within a group (interrupted trials have partial values), measured before unmeasured, then by value.
+    const std::optional<double> va = a.metric(metric), vb = b.metric(metric);
+    if (!va || !vb) return va.has_value() && !vb.has_value();
+    return maximize ? *va > *vb : *va < *vb;
+  });
+  return results;
+}
+
+ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vector<std::string>& keys, bool with_bleu,
+                        bool precise) {
+  ResultsTable t;
+  t.header = {"rank", "trial"};
+  t.header.insert(t.header.end(), keys.begin(), keys.end());
+  t.header.push_back("valid_ppl");
+  if (with_bleu) t.header.push_back("bleu");
+  t.header.insert(t.header.end(), {"tokens_per_s", "wall_s", "steps", "status", "error"});
+  auto opt = [&](const std::optional<double>& v, int digits) {
+    return !v ? std::string() : precise ? exact(*v) : fixed(*v, digits);
+  };
+  int rank = 0;
+  for (const auto& r : ranked) {
+    std::vector<std::string> row = {std::to_string(++rank), r.name};
+    for (const auto& k : keys) {
+      std::string v;
+      for (const auto& a : r.varied)
+        if (a.key == k) v = precise ? a.value.yaml : a.value.label;
+      row.push_back(v);
+    }
+    row.push_back(opt(r.valid_ppl, 3));
+    if (with_bleu) row.push_back(opt(r.bleu, 2));
+    const bool ran = r.status == TrialStatus::ok;
+    row.push_back(!ran ? "" : precise ? exact(r.tokens_per_s) : fixed(r.tokens_per_s, 0));
+    row.push_back(r.wall_s <= 0.0 ? "" : precise ? fixed(r.wall_s, 3) : format_duration(r.wall_s));
+    row.push_back(ran || r.status == TrialStatus::interrupted ? std::to_string(r.steps) : "");
+    row.push_back(status_name(r.status));
+    row.push_back(precise ? r.error : first_line(r.error, 100));
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+std::string to_csv(const ResultsTable& t) {
+  auto cell = [](const std::string& s) {
+    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    for (size_t i = 0; i < cells.size(); ++i) out.append(i ? "," : "").append(cell(cells[i]));
+    out += "\n";
+  };
+  line(t.header);
+  for (const auto& r : t.rows) line(r);
+  return out;
+}
+
+std::string to_markdown(const ResultsTable& t) {
+  auto cell = [](const std::string& s) {
+    std::string e;
+    for (char c : s) e += c == '|' ? std::string("\\|") : std::string(1, c);
+    return e;
+  };
+  std::string out;
+  auto line = [&](const std::vector<std::string>& cells) {
+    out += "|";
+    for (const auto& c : cells) out.append(" ").append(cell(c)).append(" |");
+    out += "\n";
+  };
+  line(t.header);
+  out += "|";
+  for (size_t i = 0; i < t.header.size(); ++i) out += "---|";
+  out += "\n";
+  for (const auto& r : t.rows) line(r);
+  return out;
+}
+
+nlohmann::json results_json(const std::vector<TrialResult>& ranked, const std::string& out_dir) {
+  nlohmann::json a = nlohmann::json::array();
+  int rank = 0;
+  for (const auto& r : ranked) {
+    nlohmann::json j = to_json(r);
+    j["rank"] = ++rank;
+    j["run_dir"] = trial_dir(out_dir, r.name);
+    a.push_back(std::move(j));
+  }
+  return a;
+}
+
+}  // namespace luong::sweep

@@ -1,0 +1,47 @@
+#include "framework/sweep/sweep_report.h"
+
+#include <fstream>
+
+#include "framework/core/error.h"
+#include "framework/sweep/results_table.h"
+#include "framework/sweep/sweep_plan.h"
+#include "framework/sweep/sweep_runner.h"
+#include "framework/sweep/valid_plot.h"
+
+namespace luong::sweep {
+namespace {
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out.flush()) LUONG_FAIL("luong sweep: cannot write ", path);
+}
+
+}  // namespace
+
+SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialResult>& results, const std::string& out_dir,
+                               bool interrupted) {
+  SweepReport rep;
+  rep.ranked = rank_results(results, spec.metric, spec.mode);
+  bool with_bleu = spec.metric == "bleu";
+  for (const auto& r : results) with_bleu = with_bleu || r.bleu.has_value();
+  const std::vector<std::string> keys = varied_keys(spec);
+  write_file(out_dir + "/results.csv", to_csv(make_table(rep.ranked, keys, with_bleu, /*precise=*/true)));
+  rep.markdown = to_markdown(make_table(rep.ranked, keys, with_bleu, /*precise=*/false));
+  size_t ok = 0, failed = 0;
+  for (const auto& r : results) ok += r.status == TrialStatus::ok, failed += r.status == TrialStatus::failed;
+  const std::string heading = str("# Sweep ", spec.file, "\n\nRanked by ", spec.metric, " (", spec.mode, "); ", ok, " of ",
+                                  results.size(), " trials ok, ", failed, " failed",
+                                  interrupted ? "; the sweep was interrupted (run it again to continue)" : "", ".\n\n");
+  write_file(out_dir + "/results.md", heading + rep.markdown);
+
+  std::vector<PlotCurve> curves;
+  for (const auto& r : rep.ranked) {
+    PlotCurve c{r.name, valid_curve(trial_dir(out_dir, r.name) + "/metrics.jsonl")};
+    if (!c.points.empty()) curves.push_back(std::move(c));  // a trial that never validated has no line
+  }
+  write_file(out_dir + "/valid_ppl.svg", valid_ppl_svg(curves, "Validation perplexity: " + spec.file));
+  return rep;
+}
+
+}  // namespace luong::sweep

@@ -1,0 +1,300 @@
+#include "framework/sweep/sweep_runner.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+
+#include "framework/core/error.h"
+#include "framework/io/checkpoint_dir.h"
+#include "framework/io/config_value.h"
+#include "framework/sweep/trial_process.h"
+
+namespace luong::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr size_t kErrorTailLines = 6;
+
+// Attempts and accumulated wall time of a trial over every sweep run (<trial>/sweep_state.json).
+struct TrialState {
+  int64_t attempts = 0;
+  double wall_s = 0.0;
+};
+
+TrialState read_state(const std::string& dir) {
+  std::ifstream in(dir + "/sweep_state.json");
+  const json j = in ? json::parse(in, nullptr, false) : json();
+  if (!j.is_object()) return {};
+  return {j.value("attempts", int64_t{0}), j.value("wall_s", 0.0)};
+}
+
+void write_state(const std::string& dir, const TrialState& s) {
+  const std::string path = dir + "/sweep_state.json";
+  std::ofstream(path + ".tmp") << json{{"attempts", s.attempts}, {"wall_s", s.wall_s}}.dump() << "\n";
+  fs::rename(path + ".tmp", path);
+}
+
+// The eval data of a trial: the test set, else the validation set.
+std::optional<std::pair<std::string, std::string>> eval_data(const Config& c) {
+  if (!c.get_string("data.test_src").empty() && !c.get_string("data.test_tgt").empty())
+    return std::make_pair(c.get_string("data.test_src"), c.get_string("data.test_tgt"));
+  if (!c.get_string("data.valid_src").empty() && !c.get_string("data.valid_tgt").empty())
+    return std::make_pair(c.get_string("data.valid_src"), c.get_string("data.valid_tgt"));
+  return std::nullopt;
+}
+
+class SweepRun {
+ public:
+  SweepRun(const SweepSpec& spec, const std::vector<Trial>& trials, const SweepOptions& o)
+      : spec_(spec), trials_(trials), o_(o), configs_(trials.size()) {
+    for (const auto& t : trials) {
+      TrialResult r;
+      r.name = t.name, r.varied = t.varied, r.sets = t.sets;
+      results_.push_back(std::move(r));
+    }
+  }
+
+  SweepOutcome run() {
+    fs::create_directories(o_.out_dir + "/trials");
+    std::vector<size_t> queue;
+    for (size_t i = 0; i < trials_.size(); ++i)
+      if (prepare(i)) queue.push_back(i);
+    size_t next = 0;
+    bool forwarded = false, killed = false;
+    while (true) {
+      const bool stopping = interrupt_count() > 0;
+      while (!stopping && next < queue.size() && static_cast<int64_t>(slots_.size()) < o_.parallel)
+        start_train(queue[next++]);
+      if (stopping && !forwarded) {
+        forwarded = true;
+        if (!slots_.empty()) say(str("interrupted: stopping ", slots_.size(), " running trial(s) (they save a checkpoint)"));
+        for (const auto& s : slots_) kill(s.pid, SIGTERM);
+      }
+      if (interrupt_count() > 1 && !killed) {
+        killed = true;
+        say("second interrupt: killing running trials (they resume from their last checkpoint)");
+        for (const auto& s : slots_) kill(s.pid, SIGKILL);
+      }
+      if (slots_.empty() && (stopping || next == queue.size())) break;
+      reap();
+      nap(50);
+    }
+    for (size_t i = next; i < queue.size(); ++i) results_[queue[i]].status = TrialStatus::pending;
+    return {results_, interrupt_count() > 0};
+  }
+
+ private:
+  enum class Stage { train, eval };
+  struct Slot {
+    size_t index;
+    pid_t pid;
+    Stage stage;
+    Clock::time_point start;
+  };
+
+  void say(const std::string& s) const {
+    if (o_.log) o_.log(s);
+  }
+  std::string tag(size_t i) const { return str("[", i + 1, "/", trials_.size(), "] ", trials_[i].name); }
+  std::string dir(size_t i) const { return trial_dir(o_.out_dir, trials_[i].name); }
+
+  // Returns whether the trial still has to run; records finished and invalid trials.
+  bool prepare(size_t i) {
+    const Trial& t = trials_[i];
+    const std::string d = dir(i);
+    check_same_trial(i);
+    if (auto done = read_result(d)) {
+      if (done->status == TrialStatus::ok || !o_.retry_failed) {
+        done->varied = t.varied;  // the plan's order (the file's is alphabetical)
+        results_[i] = *done;
+        say(str(tag(i), ": already ", status_name(done->status), ", skipped"));
+        return false;
+      }
+      fs::remove(d + "/result.json");  // retried: until it finishes again it is unfinished
+    }
+    fs::create_directories(d);
+    std::ofstream(d + "/trial.json") << json{{"name", t.name}, {"base", spec_.base}, {"sets", t.sets},
+                                             {"command", train_command(spec_, t, o_)}}
+                                            .dump(2)
+                                     << "\n";
+    try {
+      configs_[i] = o_.resolve(spec_.base, t.sets);
+      if (spec_.metric == "bleu" && !eval_data(*configs_[i]))
+        LUONG_FAIL("metric bleu needs data.test_src/test_tgt or data.valid_src/valid_tgt in the trial's config");
+    } catch (const Error& e) {
+      fail(i, str("invalid config: ", e.what()));
+      return false;
+    }
+    std::ofstream(d + "/config.yaml") << configs_[i]->dump();
+    return true;
+  }
+
+  // A trial directory holds one trial's checkpoints: refuse to continue it with other settings.
+  void check_same_trial(size_t i) const {
+    std::ifstream in(dir(i) + "/trial.json");
+    if (!in) return;
+    const json j = json::parse(in, nullptr, false);
+    if (!j.is_object()) return;
+    const auto sets = j.value("sets", std::vector<std::string>{});
+    const std::string base = j.value("base", "");
+    if (sets != trials_[i].sets || base != spec_.base)
+      LUONG_FAIL("trial '", trials_[i].name, "' in ", o_.out_dir, " was started with other settings (base ", base, ", --set ",
+                 json(sets).dump(), "; now base ", spec_.base, ", --set ", json(trials_[i].sets).dump(),
+                 "): use another --out directory, or delete ", dir(i), " to rerun it");
+  }
+
+  void start_train(size_t i) {
+    TrialState st = read_state(dir(i));
+    ++st.attempts;
+    write_state(dir(i), st);
+    const pid_t pid = spawn_child({train_command(spec_, trials_[i], o_), dir(i) + "/train.log", o_.child_env});
+    slots_.push_back({i, pid, Stage::train, Clock::now()});
+    say(str(tag(i), ": training", st.attempts > 1 ? str(" (attempt ", st.attempts, ", resuming)") : "", " [pid ", pid, "]"));
+  }
+
+  void start_eval(size_t i) {
+    const Config& c = *configs_[i];
+    std::string ckpt = dir(i) + "/best.h5";
+    if (!fs::exists(ckpt)) {
+      const auto all = list_checkpoints(dir(i));
+      if (all.empty()) return fail(i, "metric bleu: the trial left no checkpoint to evaluate");
+      ckpt = all.back().path;
+    }
+    const auto [src, ref] = *eval_data(c);
+    std::vector<std::string> argv = {o_.luong_binary, "eval", "--checkpoint", ckpt, "--src", src, "--ref", ref, "--json",
+                                     "--device", c.get_string("device"), "--beam", std::to_string(c.get_int("eval.beam_size")),
+                                     "--length-penalty", value_to_yaml(c.get_number("eval.length_penalty")),
+                                     "--max-len-ratio", value_to_yaml(c.get_number("eval.max_len_ratio"))};
+    const pid_t pid = spawn_child({argv, dir(i) + "/eval.log", o_.child_env});
+    slots_.push_back({i, pid, Stage::eval, Clock::now()});
+    say(str(tag(i), ": evaluating BLEU on ", src));
+  }
+
+  void reap() {
+    for (size_t k = 0; k < slots_.size();) {
+      const std::optional<int> status = poll_child(slots_[k].pid);
+      if (!status) {
+        ++k;
+        continue;
+      }
+      const Slot s = slots_[k];
+      slots_.erase(slots_.begin() + static_cast<std::ptrdiff_t>(k));
+      TrialState st = read_state(dir(s.index));
+      st.wall_s += std::chrono::duration<double>(Clock::now() - s.start).count();
+      write_state(dir(s.index), st);
+      if (s.stage == Stage::train)
+        on_train_exit(s.index, *status);
+      else
+        on_eval_exit(s.index, *status);
+    }
+  }
+
+  void on_train_exit(size_t i, int status) {
+    const std::string log = dir(i) + "/train.log";
+    const auto summary = exited_ok(status) ? last_json_line(log, "stop_reason") : std::nullopt;
+    const bool child_interrupted = summary && summary->value("stop_reason", "").rfind("interrupted", 0) == 0;
+    if (child_interrupted || (interrupt_count() > 0 && !exited_ok(status))) {
+      mark_interrupted(i, summary ? summary->value("steps", int64_t{0}) : 0);
+      say(str(tag(i), ": interrupted, resumable (", describe_wait_status(status), ")"));
+      return;
+    }
+    if (!exited_ok(status) || !summary)
+      return fail(i, str("luong train: ", describe_wait_status(status), summary ? "" : " (no --json summary line)",
+                         "; last lines of ", log, ":\n", log_tail(log, kErrorTailLines)));
+    TrialResult& r = results_[i];
+    const std::string metrics = dir(i) + "/metrics.jsonl";
+    r.valid_ppl = best_valid_ppl(metrics);
+    if (!r.valid_ppl && summary->value("best_valid_ppl", 0.0) > 0.0) r.valid_ppl = (*summary)["best_valid_ppl"].get<double>();
+    r.steps = summary->value("steps", int64_t{0});
+    r.tokens_per_s = summary->value("tokens_per_s", 0.0);
+    // A run resumed after its last step trained nothing: its rate is 0, the metrics log has the real one.
+    if (r.tokens_per_s <= 0.0) r.tokens_per_s = mean_train_tokens_per_s(metrics);
+    r.stop_reason = summary->value("stop_reason", "");
+    r.resumed_from = summary->value("resumed_from", "");
+    if (spec_.metric == "bleu") {
+      // No new process once the sweep is stopping: the next run evaluates it (training is already done).
+      if (interrupt_count() > 0) return mark_interrupted(i, r.steps);
+      return start_eval(i);
+    }
+    finish_ok(i);
+  }
+
+  void on_eval_exit(size_t i, int status) {
+    const std::string log = dir(i) + "/eval.log";
+    if (interrupt_count() > 0 && !exited_ok(status)) {
+      mark_interrupted(i, results_[i].steps);
+      say(str(tag(i), ": evaluation interrupted, resumable"));
+      return;
+    }
+    const auto j = exited_ok(status) ? last_json_line(log, "bleu") : std::nullopt;
+    if (!j)
+      return fail(i, str("luong eval: ", describe_wait_status(status), "; last lines of ", log, ":\n",
+                         log_tail(log, kErrorTailLines)));
+    results_[i].bleu = (*j)["bleu"].get<double>();
+    finish_ok(i);
+  }
+
+  void finish_ok(size_t i) {
+    TrialResult& r = results_[i];
+    r.status = TrialStatus::ok;
+    const TrialState st = read_state(dir(i));
+    r.attempts = st.attempts, r.wall_s = st.wall_s;
+    write_result(dir(i), r);
+    std::string what = r.valid_ppl ? str("best valid ppl ", *r.valid_ppl) : std::string("no validation");
+    if (r.bleu) what += str(", BLEU ", *r.bleu);
+    say(str(tag(i), ": ok, ", what, ", ", static_cast<int64_t>(r.tokens_per_s), " tokens/s"));
+  }
+
+  // The partial table shows how far an unfinished trial got; nothing is written to result.json.
+  void mark_interrupted(size_t i, int64_t steps) {
+    TrialResult& r = results_[i];
+    r.status = TrialStatus::interrupted;
+    r.valid_ppl = best_valid_ppl(dir(i) + "/metrics.jsonl");
+    r.steps = steps;
+    const TrialState st = read_state(dir(i));
+    r.attempts = st.attempts, r.wall_s = st.wall_s;
+  }
+
+  void fail(size_t i, const std::string& error) {
+    TrialResult& r = results_[i];
+    r.status = TrialStatus::failed;
+    r.error = error;
+    const TrialState st = read_state(dir(i));
+    r.attempts = st.attempts, r.wall_s = st.wall_s;
+    write_result(dir(i), r);
+    say(str(tag(i), ": FAILED: ", error));
+  }
+
+  const SweepSpec& spec_;
+  const std::vector<Trial>& trials_;
+  const SweepOptions& o_;
+  std::vector<std::optional<Config>> configs_;
+  std::vector<TrialResult> results_;
+  std::vector<Slot> slots_;
+};
+
+}  // namespace
+
+std::string trial_dir(const std::string& out_dir, const std::string& name) { return out_dir + "/trials/" + name; }
+
+std::vector<std::string> train_command(const SweepSpec& spec, const Trial& t, const SweepOptions& o) {
+  std::vector<std::string> argv = spec.launch;
+  argv.insert(argv.end(), {o.luong_binary, "train", "--config", spec.base, "--run-dir", trial_dir(o.out_dir, t.name)});
+  for (const auto& s : t.sets) argv.insert(argv.end(), {"--set", s});
+  argv.insert(argv.end(), {"--resume", "auto", "--json"});
+  return argv;
+}
+
+SweepOutcome run_sweep(const SweepSpec& spec, const std::vector<Trial>& trials, const SweepOptions& options) {
+  LUONG_CHECK(options.parallel >= 1, "sweep: parallel must be at least 1, got ", options.parallel);
+  LUONG_CHECK(options.resolve, "sweep: no config resolver");
+  return SweepRun(spec, trials, options).run();
+}
+
+}  // namespace luong::sweep

@@ -1,0 +1,63 @@
+// A hyper-parameter sweep specification (`luong sweep SPEC.yaml`): a base config, fixed overrides, a grid
+// and/or a seeded random search over config keys, the metric that ranks the trials, and how trials run.
+// The YAML format is documented in docs/SWEEPS.md; every error names the spec file, line and key.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace luong::sweep {
+
+// One value a config key takes in a trial.
+struct ParamValue {
+  std::string yaml;   // passed to `luong train --set key=<yaml>` (full precision, quoted strings kept quoted)
+  std::string label;  // used in trial names (floats rounded to 4 significant digits)
+};
+
+struct Assignment {
+  std::string key;  // "optim.lr"
+  ParamValue value;
+};
+
+enum class Distribution { choice, uniform, loguniform };
+
+struct RandomParam {
+  std::string key;
+  Distribution dist = Distribution::choice;
+  std::vector<ParamValue> choices;  // choice
+  double lo = 0.0, hi = 0.0;        // uniform / loguniform bounds (inclusive lo, exclusive hi)
+};
+
+struct GridAxis {
+  std::string key;
+  std::vector<ParamValue> values;  // never empty
+};
+
+struct SweepSpec {
+  std::string file;                  // where the spec came from (error messages, copies)
+  std::string base;                  // config path, resolved: relative to the working directory, else to the spec
+  std::vector<Assignment> overrides; // applied to every trial, before the varied keys
+  std::vector<GridAxis> grid;        // all combinations, the last axis varying fastest
+  int64_t random_samples = 0;        // 0 = no random search
+  uint64_t random_seed = 0;
+  std::vector<RandomParam> random_params;
+  std::string metric = "valid_ppl";  // valid_ppl, bleu, tokens_per_s, wall_s
+  std::string mode;                  // min or max (default: min for valid_ppl / wall_s, max otherwise)
+  std::vector<std::string> launch;   // command prefix for `luong train`, split on whitespace ("mpirun -np 4")
+  int64_t parallel = 1;              // trials running at once
+};
+
+// The metrics a sweep can rank by.
+const std::vector<std::string>& sweep_metrics();
+
+// Parses a spec from YAML text; `file` names it in errors and resolves a relative `base`.
+SweepSpec parse_sweep_spec(const std::string& text, const std::string& file);
+// Reads and parses the spec file (error naming the file when it cannot be read).
+SweepSpec load_sweep_spec(const std::string& path);
+
+// The YAML text of a double that reads back as the same number: shortest round-trip form with a '.' or
+// an exponent (so `--set` types it as a number), and its 4-significant-digit label for trial names.
+ParamValue number_value(double v);
+
+}  // namespace luong::sweep

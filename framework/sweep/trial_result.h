@@ -1,0 +1,61 @@
+// What a sweep knows about one trial, and the files it is read from: the trial's result.json (written
+// once the trial finishes, ok or failed), its metrics.jsonl (validation curve) and its train.log (the
+// `luong train --json` summary line, the last lines of a failure).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "framework/sweep/sweep_plan.h"
+
+namespace luong::sweep {
+
+// ok / failed: finished (result.json written); interrupted: stopped by the sweep, resumable; pending: not
+// started before the sweep stopped.
+enum class TrialStatus { ok, failed, interrupted, pending };
+const char* status_name(TrialStatus s);
+
+struct TrialResult {
+  std::string name;
+  TrialStatus status = TrialStatus::pending;
+  std::vector<Assignment> varied;
+  std::vector<std::string> sets;
+  std::optional<double> valid_ppl;  // best validation perplexity (min over metrics.jsonl "valid" records)
+  std::optional<double> bleu;       // when the sweep's metric is bleu
+  double tokens_per_s = 0.0;
+  double wall_s = 0.0;              // wall time of all this trial's processes, over every sweep run
+  int64_t steps = 0;
+  int64_t attempts = 0;             // how many times `luong train` was started for this trial
+  std::string stop_reason;
+  std::string resumed_from;
+  std::string error;                // failed: what went wrong (exit status and the log's last lines)
+
+  // The value of a metric (valid_ppl, bleu, tokens_per_s, wall_s); nullopt when not measured.
+  std::optional<double> metric(const std::string& name) const;
+};
+
+nlohmann::json to_json(const TrialResult& r);
+TrialResult result_from_json(const nlohmann::json& j);
+
+// <trial_dir>/result.json, written atomically (temp file + rename) so a kill never leaves half a file.
+void write_result(const std::string& trial_dir, const TrialResult& r);
+// nullopt when the trial has not finished (no result.json); throws naming the file when it is corrupt.
+std::optional<TrialResult> read_result(const std::string& trial_dir);
+
+// The (step, valid_ppl) points of the "valid" records in a metrics.jsonl (missing file: none). Lines that
+// do not parse (a line cut by a kill) are skipped.
+std::vector<std::pair<int64_t, double>> valid_curve(const std::string& metrics_path);
+std::optional<double> best_valid_ppl(const std::string& metrics_path);
+// Mean tokens_per_s of the "train" records (for a trial whose last run had nothing left to train).
+double mean_train_tokens_per_s(const std::string& metrics_path);
+
+// The last JSON object line of a log that has `required_key` (the `--json` summary of luong train/eval).
+std::optional<nlohmann::json> last_json_line(const std::string& log_path, const std::string& required_key);
+// The last `n` non-empty lines of a file, joined with '\n' (progress-line escape codes removed).
+std::string log_tail(const std::string& path, size_t n);
+
+}  // namespace luong::sweep

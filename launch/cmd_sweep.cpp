@@ -1,0 +1,112 @@
+// `luong sweep`: a grid / random hyper-parameter search, each trial a `luong train` child process.
+//   luong sweep configs/sweeps/attention.yaml --out checkpoints/sweep-attention [--parallel 2] [--json]
+// The logic lives in framework/sweep/; this file wires it to the CLI, the config schema and the process.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "framework/core/error.h"
+#include "framework/sweep/child_env.h"
+#include "framework/sweep/results_table.h"
+#include "framework/sweep/sweep_plan.h"
+#include "framework/sweep/sweep_report.h"
+#include "framework/sweep/sweep_runner.h"
+#include "framework/sweep/trial_process.h"
+#include "launch/commands.h"
+#include "launch/run_config.h"
+
+namespace luong::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SweepArgs {
+  std::string spec;
+  std::string out;
+  int64_t parallel = 0;
+  bool json = false;
+  bool retry_failed = false;
+  bool dry_run = false;
+};
+
+std::string shell_words(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) {
+    const bool plain = a.find_first_of(" \t\"'$\\*?;&|<>()") == std::string::npos && !a.empty();
+    if (!s.empty()) s += ' ';
+    s += plain ? a : "'" + a + "'";
+  }
+  return s;
+}
+
+void dry_run(const sweep::SweepSpec& spec, const std::vector<sweep::Trial>& trials, const sweep::SweepOptions& o) {
+  for (const auto& t : trials) {
+    std::string status = "ok";
+    try {
+      load_run_config(spec.base, t.sets);
+    } catch (const Error& e) {
+      status = std::string("INVALID: ") + e.what();
+    }
+    std::cout << t.name << "  [" << status << "]\n  " << shell_words(sweep::train_command(spec, t, o)) << "\n";
+  }
+}
+
+void run(const SweepArgs& a) {
+  const sweep::SweepSpec spec = sweep::load_sweep_spec(a.spec);
+  const std::vector<sweep::Trial> trials = sweep::plan_trials(spec);
+  sweep::SweepOptions o;
+  o.out_dir = a.out;
+  o.luong_binary = fs::canonical("/proc/self/exe").string();  // mpirun would resolve /proc/self/exe to itself
+  o.parallel = a.parallel > 0 ? a.parallel : spec.parallel;
+  o.retry_failed = a.retry_failed;
+  o.child_env = sweep::thread_env(std::max(1u, std::thread::hardware_concurrency()), o.parallel,
+                                  sweep::ranks_per_trial(spec.launch), [](const char* k) { return std::getenv(k); });
+  o.resolve = [](const std::string& base, const std::vector<std::string>& sets) { return load_run_config(base, sets).config; };
+  o.log = [](const std::string& s) { std::cerr << "sweep " << s << std::endl; };
+  if (a.dry_run) return dry_run(spec, trials, o);
+
+  std::cerr << "sweep " << spec.file << ": " << trials.size() << " trial(s), " << o.parallel << " at a time, ranked by "
+            << spec.metric << " (" << spec.mode << "), in " << a.out << std::endl;
+  fs::create_directories(a.out);
+  const std::string spec_copy = a.out + "/sweep.yaml";
+  if (!fs::exists(spec_copy) || !fs::equivalent(a.spec, spec_copy))
+    fs::copy_file(a.spec, spec_copy, fs::copy_options::overwrite_existing);
+  sweep::install_interrupt_handlers();
+  const sweep::SweepOutcome outcome = sweep::run_sweep(spec, trials, o);
+  const sweep::SweepReport report = sweep::write_sweep_report(spec, outcome.results, a.out, outcome.interrupted);
+
+  if (a.json) {
+    std::cout << sweep::results_json(report.ranked, a.out).dump() << std::endl;
+  } else {
+    std::cout << report.markdown << std::flush;
+  }
+  std::cerr << "sweep: results in " << a.out << "/results.md, results.csv, valid_ppl.svg" << std::endl;
+  bool all_ok = true;
+  for (const auto& r : outcome.results) all_ok = all_ok && r.status == sweep::TrialStatus::ok;
+  if (outcome.interrupted) {
+    std::cerr << "sweep: interrupted; run the same command again to continue" << std::endl;
+    throw CLI::RuntimeError(130);
+  }
+  if (!all_ok) throw CLI::RuntimeError(1);
+}
+
+const bool kRegistered = add_command([](CLI::App& app) {
+  auto args = std::make_shared<SweepArgs>();
+  auto* cmd = app.add_subcommand("sweep", "Grid / random hyper-parameter search: one `luong train` per trial, results table and plot");
+  cmd->add_option("spec", args->spec, "Sweep spec (YAML, see docs/SWEEPS.md)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--out,-o", args->out, "Sweep directory: trials/<name>/ run dirs, results.csv/.md, valid_ppl.svg")->required();
+  cmd->add_option("--parallel,-j", args->parallel, "Trials at once (overrides the spec's parallel)")->check(CLI::PositiveNumber);
+  cmd->add_flag("--json", args->json, "Print the results table as a JSON array on stdout (progress goes to stderr)");
+  cmd->add_flag("--retry-failed", args->retry_failed, "Run failed trials again (finished ok trials are always skipped)");
+  cmd->add_flag("--dry-run,-n", args->dry_run, "List the trials, their validity and command lines; run nothing");
+  cmd->callback([args] { run(*args); });
+});
+
+}  // namespace
+}  // namespace luong::cli

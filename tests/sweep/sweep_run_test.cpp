@@ -1,0 +1,346 @@
+// `luong sweep` end to end on the toy task: tiny trials (hidden 16, 20 steps) run by the real binary.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/run_luong.h"
+
+namespace luong::sweep {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+struct Sweep {
+  int status = -1;
+  std::string out;  // stdout only
+  std::string err;
+};
+
+class SweepRunTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    data_ = new std::string(testing::fresh_dir("sweep_data"));
+    const auto r = testing::run_luong("gen-data --out " + *data_ + " --train 300 --valid 30 --test 20");
+    ASSERT_EQ(r.status, 0) << r.output;
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*data_);
+    delete data_;
+  }
+  void SetUp() override { dir_ = testing::fresh_dir(::testing::UnitTest::GetInstance()->current_test_info()->name()); }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  // A spec on the tiny config with toy data and trials of a second or two; `body` adds grid etc.
+  // With `vary_train_src` the spec leaves data.train_src to the grid.
+  std::string write_spec(const std::string& body, const std::string& extra_overrides, bool vary_train_src = false) {
+    const std::string d = *data_;
+    const std::string spec = dir_ + "/spec.yaml";
+    std::ofstream(spec) << "base: " << LUONG_SOURCE_DIR << "/configs/tiny.yaml\n"
+                        << "overrides:\n"
+                        << "  data: {" << (vary_train_src ? "" : "train_src: " + d + "/train.src, ") << "train_tgt: " << d
+                        << "/train.tgt, valid_src: " << d
+                        << "/valid.src, valid_tgt: " << d << "/valid.tgt, test_src: " << d << "/test.src, test_tgt: " << d
+                        << "/test.tgt}\n"
+                        << "  model: {hidden_size: 16, embedding_size: 16}\n"
+                        << "  train: {max_epochs: 0, valid_every: 10, log_every: 5, batch_size: 16}\n"
+                        << extra_overrides << body;
+    return spec;
+  }
+
+  Sweep run_sweep(const std::string& args) {
+    Sweep s;
+    const std::string err = dir_ + "/sweep.stderr";
+    const std::string cmd = std::string(LUONG_BINARY) + " sweep " + args + " 2> " + err;
+    FILE* p = popen(cmd.c_str(), "r");
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) s.out.append(buf, n);
+    const int st = pclose(p);
+    s.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+    s.err = read(err);
+    return s;
+  }
+
+  std::string trial(const std::string& name) const { return dir_ + "/out/trials/" + name; }
+
+  static std::string* data_;
+  std::string dir_;
+};
+std::string* SweepRunTest::data_ = nullptr;
+
+// Minimum valid_ppl over the "valid" records of a metrics.jsonl, read independently of the sweep code.
+double min_valid_ppl(const std::string& path) {
+  double best = 1e300;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    const json j = json::parse(line);
+    if (j["type"] == "valid") best = std::min(best, j["valid_ppl"].get<double>());
+  }
+  return best;
+}
+
+int64_t attempts(const std::string& trial_dir) { return json::parse(read(trial_dir + "/sweep_state.json"))["attempts"]; }
+
+TEST_F(SweepRunTest, GridRunsToCompletionRankedByValidPpl) {
+  const std::string spec = write_spec("grid:\n  optim.lr: [0.02, 0.002]\n  model.attention: [dot, general]\nparallel: 2\n",
+                                      "  train.max_steps: 20\n");
+  const Sweep s = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(s.status, 0) << s.err;
+  const json results = json::parse(s.out);
+  ASSERT_EQ(results.size(), 4u);
+  std::set<std::string> names;
+  double previous = 0.0;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const json& r = results[i];
+    const std::string name = r["name"];
+    names.insert(name);
+    EXPECT_EQ(r["status"], "ok") << name;
+    EXPECT_EQ(r["rank"], static_cast<int>(i) + 1);
+    EXPECT_EQ(r["steps"], 20);
+    EXPECT_GT(r["tokens_per_s"].get<double>(), 0.0);
+    EXPECT_GT(r["wall_s"].get<double>(), 0.0);
+    // The table's value is the trial's own best validation, and rows are sorted by it.
+    const double ppl = r["valid_ppl"];
+    EXPECT_DOUBLE_EQ(ppl, min_valid_ppl(trial(name) + "/metrics.jsonl")) << name;
+    EXPECT_GE(ppl, previous) << name;
+    previous = ppl;
+    // The run directory holds the resolved config with this trial's values and the captured log.
+    const std::string config = read(trial(name) + "/config.yaml");
+    EXPECT_NE(config.find("hidden_size: 16"), std::string::npos);
+    EXPECT_NE(config.find("attention: " + r["overrides"]["model.attention"].get<std::string>()), std::string::npos);
+    EXPECT_NE(read(trial(name) + "/train.log").find("\"stop_reason\""), std::string::npos);
+    EXPECT_TRUE(fs::exists(trial(name) + "/result.json"));
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"lr-0.02_attention-dot", "lr-0.02_attention-general", "lr-0.002_attention-dot",
+                                          "lr-0.002_attention-general"}));
+  // results.csv has the same rows in the same order; results.md and the plot exist.
+  std::istringstream csv(read(dir_ + "/out/results.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line, "rank,trial,optim.lr,model.attention,valid_ppl,tokens_per_s,wall_s,steps,status,error");
+  for (size_t i = 0; i < 4; ++i) {
+    ASSERT_TRUE(std::getline(csv, line));
+    EXPECT_EQ(line.rfind(std::to_string(i + 1) + "," + results[i]["name"].get<std::string>() + ",", 0), 0u) << line;
+  }
+  EXPECT_NE(read(dir_ + "/out/results.md").find("| 1 | " + results[0]["name"].get<std::string>() + " |"), std::string::npos);
+  const std::string svg = read(dir_ + "/out/valid_ppl.svg");
+  const std::regex polyline("<polyline");
+  EXPECT_EQ(std::distance(std::sregex_iterator(svg.begin(), svg.end(), polyline), std::sregex_iterator()), 4);
+
+  // A second run has nothing to do: every trial is skipped, results are the same.
+  const Sweep again = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out), results);
+  for (const auto& n : names) EXPECT_EQ(attempts(trial(n)), 1) << n;
+
+  // The same directory with other fixed settings would mix two experiments' checkpoints: refused.
+  const std::string changed = write_spec("grid:\n  optim.lr: [0.02, 0.002]\n  model.attention: [dot, general]\n",
+                                         "  train.max_steps: 30\n");
+  const Sweep refused = run_sweep(changed + " --out " + dir_ + "/out");
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("was started with other settings"), std::string::npos) << refused.err;
+}
+
+TEST_F(SweepRunTest, BleuMetricEvaluatesEveryTrial) {
+  const std::string spec = write_spec("grid:\n  model.attention: [dot, general]\nmetric: bleu\n",
+                                      "  train.max_steps: 40\n  eval.beam_size: 2\n");
+  const Sweep s = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(s.status, 0) << s.err;
+  const json results = json::parse(s.out);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_GE(results[0]["bleu"].get<double>(), results[1]["bleu"].get<double>());  // mode defaults to max for bleu
+  for (const auto& r : results) {
+    // The sweep's BLEU is what `luong eval` says about the trial's best checkpoint on the test set.
+    const auto e = testing::run_luong("eval --checkpoint " + trial(r["name"]) + "/best.h5 --src " + *data_ +
+                                      "/test.src --ref " + *data_ + "/test.tgt --beam 2 --json 2>/dev/null");
+    ASSERT_EQ(e.status, 0) << e.output;
+    EXPECT_DOUBLE_EQ(r["bleu"].get<double>(), json::parse(e.output)["bleu"].get<double>()) << r.dump();
+  }
+  EXPECT_EQ(read(dir_ + "/out/results.csv").substr(0, 60),
+            std::string("rank,trial,model.attention,valid_ppl,bleu,tokens_per_s,wall_s").substr(0, 60));
+}
+
+TEST_F(SweepRunTest, KilledSweepLeavesNoTrainerRunning) {
+  // A trial far too long to finish; the sweep is SIGKILLed (no chance to forward anything) mid-training.
+  const std::string spec = write_spec("grid:\n  model.attention: [dot]\n", "  train.max_steps: 1000000\n");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string cmd = "exec " + std::string(LUONG_BINARY) + " sweep " + spec + " --out " + dir_ + "/out > " + dir_ +
+                            "/sweep.log 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const std::string t = trial("attention-dot");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline &&
+         read(t + "/metrics.jsonl").find("\"type\":\"train\"") == std::string::npos)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::smatch m;
+  const std::string log = read(dir_ + "/sweep.log");
+  ASSERT_TRUE(std::regex_search(log, m, std::regex("\\[pid ([0-9]+)\\]"))) << log;
+  const pid_t trainer = std::stoi(m[1]);
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
+  // The orphaned trainer got SIGTERM from the kernel (parent-death signal), saved a checkpoint and exited.
+  auto alive = [&] {
+    const std::string stat = read("/proc/" + std::to_string(trainer) + "/stat");
+    return !stat.empty() && stat.find(") Z") == std::string::npos;
+  };
+  const auto stop_deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (alive() && std::chrono::steady_clock::now() < stop_deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(alive());
+  if (alive()) kill(trainer, SIGKILL);
+  EXPECT_NE(read(t + "/train.log").find("interrupted (checkpoint saved)"), std::string::npos) << read(t + "/train.log");
+  EXPECT_FALSE(fs::exists(t + "/result.json"));
+}
+
+TEST_F(SweepRunTest, BadTrialsFailAloneAndAreReported) {
+  const std::string spec = write_spec("grid:\n  data.train_src: [" + *data_ + "/train.src, " + dir_ +
+                                      "/missing.src]\n  model.attention: [dot, nonsense]\n",
+                                      "  train.max_steps: 10\n", /*vary_train_src=*/true);
+  // --dry-run lists the trials and flags the invalid ones without running anything.
+  const Sweep dry = run_sweep(spec + " --out " + dir_ + "/out --dry-run");
+  ASSERT_EQ(dry.status, 0) << dry.err;
+  EXPECT_EQ(std::count(dry.out.begin(), dry.out.end(), '\n'), 8);
+  EXPECT_NE(dry.out.find("INVALID: "), std::string::npos);
+  EXPECT_NE(dry.out.find("--resume auto --json"), std::string::npos);
+  EXPECT_FALSE(fs::exists(dir_ + "/out/trials"));
+
+  const Sweep s = run_sweep(spec + " --out " + dir_ + "/out --json");
+  EXPECT_EQ(s.status, 1) << s.err;
+  const json results = json::parse(s.out);
+  ASSERT_EQ(results.size(), 4u);
+  EXPECT_EQ(results[0]["status"], "ok");  // the one good trial ranks first, the failures after it
+  EXPECT_EQ(results[0]["overrides"]["model.attention"], "dot");
+  EXPECT_GT(results[0]["valid_ppl"].get<double>(), 1.0);
+  int invalid = 0, crashed = 0;
+  std::string crashed_name;
+  for (size_t i = 1; i < 4; ++i) {
+    const json& r = results[i];
+    EXPECT_EQ(r["status"], "failed");
+    const std::string error = r["error"];
+    if (r["overrides"]["model.attention"] == "nonsense") {
+      // Rejected up front by the config schema: never started.
+      ++invalid;
+      EXPECT_NE(error.find("invalid config"), std::string::npos) << error;
+      EXPECT_NE(error.find("nonsense"), std::string::npos) << error;
+      EXPECT_FALSE(fs::exists(trial(r["name"]) + "/train.log"));
+    } else {
+      // Valid config, but training fails: exit status and the end of the log.
+      ++crashed;
+      crashed_name = r["name"];
+      EXPECT_NE(error.find("luong train: exit status 1"), std::string::npos) << error;
+      EXPECT_NE(error.find("missing.src"), std::string::npos) << error;
+    }
+  }
+  EXPECT_EQ(invalid, 2);
+  EXPECT_EQ(crashed, 1);
+  EXPECT_NE(s.err.find("FAILED"), std::string::npos);
+  EXPECT_NE(read(dir_ + "/out/results.md").find("3 failed"), std::string::npos);
+
+  // Failed trials count as finished: a rerun skips them, --retry-failed runs them again.
+  const Sweep rerun = run_sweep(spec + " --out " + dir_ + "/out");
+  EXPECT_EQ(rerun.status, 1);
+  EXPECT_NE(rerun.err.find(crashed_name + ": already failed, skipped"), std::string::npos) << rerun.err;
+  EXPECT_EQ(attempts(trial(crashed_name)), 1);
+  const Sweep retry = run_sweep(spec + " --out " + dir_ + "/out --retry-failed");
+  EXPECT_EQ(retry.status, 1);
+  EXPECT_EQ(attempts(trial(crashed_name)), 2);
+}
+
+TEST_F(SweepRunTest, InterruptedSweepResumesWithoutRedoingFinishedTrials) {
+  // Two quick trials, then two longer ones: the sweep is interrupted while the third trains.
+  const std::string spec = write_spec("grid:\n  train.max_steps: [10, 300]\n  model.attention: [dot, general]\n", "");
+  const std::string quick1 = "max_steps-10_attention-dot", quick2 = "max_steps-10_attention-general";
+  const std::string long1 = "max_steps-300_attention-dot", long2 = "max_steps-300_attention-general";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string cmd = "exec " + std::string(LUONG_BINARY) + " sweep " + spec + " --out " + dir_ + "/out > " + dir_ +
+                            "/first.log 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Wait until the third trial has trained a few steps (its metrics log has a train record).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (std::chrono::steady_clock::now() < deadline &&
+         read(trial(long1) + "/metrics.jsonl").find("\"type\":\"train\"") == std::string::npos)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(fs::exists(trial(quick2) + "/result.json")) << read(dir_ + "/first.log");
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st)) << read(dir_ + "/first.log");
+  EXPECT_EQ(WEXITSTATUS(st), 130) << read(dir_ + "/first.log");
+  const std::string first_log = read(dir_ + "/first.log");
+  EXPECT_NE(first_log.find("interrupted"), std::string::npos);
+  // The interrupted trial is unfinished but saved a checkpoint; the last one never started.
+  EXPECT_FALSE(fs::exists(trial(long1) + "/result.json"));
+  EXPECT_NE(read(trial(long1) + "/train.log").find("interrupted (checkpoint saved)"), std::string::npos);
+  EXPECT_FALSE(fs::exists(trial(long2) + "/train.log"));
+  // The partial table is written, with the two finished trials ranked first.
+  const std::string partial = read(dir_ + "/out/results.csv");
+  EXPECT_NE(partial.find(",interrupted,"), std::string::npos) << partial;
+  EXPECT_NE(partial.find(",pending,"), std::string::npos) << partial;
+  struct stat before1 {}, before2 {};
+  stat((trial(quick1) + "/result.json").c_str(), &before1);
+  stat((trial(quick2) + "/result.json").c_str(), &before2);
+
+  const Sweep s = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(s.status, 0) << s.err;
+  const json results = json::parse(s.out);
+  ASSERT_EQ(results.size(), 4u);
+  for (const auto& r : results) EXPECT_EQ(r["status"], "ok") << r.dump();
+  // Finished trials were not redone: same result files, one attempt each.
+  struct stat after1 {}, after2 {};
+  stat((trial(quick1) + "/result.json").c_str(), &after1);
+  stat((trial(quick2) + "/result.json").c_str(), &after2);
+  EXPECT_EQ(before1.st_mtim.tv_nsec, after1.st_mtim.tv_nsec);
+  EXPECT_EQ(before1.st_mtim.tv_sec, after1.st_mtim.tv_sec);
+  EXPECT_EQ(before2.st_mtim.tv_nsec, after2.st_mtim.tv_nsec);
+  EXPECT_EQ(attempts(trial(quick1)), 1);
+  EXPECT_EQ(attempts(trial(quick2)), 1);
+  EXPECT_EQ(attempts(trial(long1)), 2);
+  EXPECT_EQ(attempts(trial(long2)), 1);
+  EXPECT_NE(s.err.find(quick1 + ": already ok, skipped"), std::string::npos) << s.err;
+  // The interrupted trial continued from its checkpoint instead of starting over.
+  for (const auto& r : results) {
+    if (r["name"] == long1) {
+      EXPECT_NE(r["resumed_from"].get<std::string>().find("ckpt-"), std::string::npos) << r.dump();
+      EXPECT_EQ(r["steps"], 300);
+    }
+  }
+}
+
+TEST_F(SweepRunTest, SpecErrorsAreReportedByTheCommand) {
+  const std::string spec = dir_ + "/bad.yaml";
+  std::ofstream(spec) << "base: " << LUONG_SOURCE_DIR << "/configs/tiny.yaml\nrandom: {seed: 3, params: {optim.lr: {uniform: [0, 1]}}}\n";
+  const Sweep s = run_sweep(spec + " --out " + dir_ + "/out");
+  EXPECT_EQ(s.status, 1);
+  EXPECT_NE(s.err.find("luong: error: sweep spec " + spec + ":2: random: 'samples' is required"), std::string::npos) << s.err;
+  EXPECT_FALSE(fs::exists(dir_ + "/out"));
+}
+
+}  // namespace
+}  // namespace luong::sweep

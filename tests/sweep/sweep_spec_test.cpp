@@ -1,0 +1,160 @@
+// Parsing sweep specs: accepted keys and their defaults, and errors that name the file, line and key.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "framework/core/error.h"
+#include "framework/sweep/sweep_spec.h"
+
+namespace luong::sweep {
+namespace {
+
+const std::string kBase = std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml";
+
+SweepSpec parse(const std::string& body) { return parse_sweep_spec("base: " + kBase + "\n" + body, "specs/s.yaml"); }
+
+// The luong::Error message of parsing `body` (after a valid base line), or "" when it parses.
+std::string error_of(const std::string& body, bool with_base = true) {
+  try {
+    parse_sweep_spec((with_base ? "base: " + kBase + "\n" : std::string()) + body, "specs/s.yaml");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SweepSpec, ParsesEveryKey) {
+  const SweepSpec s = parse(R"(
+overrides:
+  train: {max_epochs: 2}
+  optim.lr: 0.01
+grid:
+  model.attention: [dot, general]
+  model:
+    dropout: [0.1, 0.3]
+random:
+  samples: 3
+  seed: 7
+  params:
+    optim.lr2: {loguniform: [1.0e-4, 1.0e-2]}
+    model.init_range: {uniform: [0.05, 0.2]}
+    model.input_feeding: {choice: [true, false]}
+metric: bleu
+mode: max
+launch: mpirun -np 4
+parallel: 2
+)");
+  EXPECT_EQ(s.base, kBase);
+  ASSERT_EQ(s.overrides.size(), 2u);
+  EXPECT_EQ(s.overrides[0].key, "train.max_epochs");  // nested mappings flatten to dotted keys
+  EXPECT_EQ(s.overrides[0].value.yaml, "2");
+  EXPECT_EQ(s.overrides[1].key, "optim.lr");
+  ASSERT_EQ(s.grid.size(), 2u);
+  EXPECT_EQ(s.grid[0].key, "model.attention");
+  EXPECT_EQ(s.grid[0].values[1].yaml, "general");
+  EXPECT_EQ(s.grid[1].key, "model.dropout");
+  EXPECT_EQ(s.grid[1].values[0].label, "0.1");
+  EXPECT_EQ(s.random_samples, 3);
+  EXPECT_EQ(s.random_seed, 7u);
+  ASSERT_EQ(s.random_params.size(), 3u);
+  EXPECT_EQ(s.random_params[0].dist, Distribution::loguniform);
+  EXPECT_DOUBLE_EQ(s.random_params[0].lo, 1e-4);
+  EXPECT_DOUBLE_EQ(s.random_params[0].hi, 1e-2);
+  EXPECT_EQ(s.random_params[1].dist, Distribution::uniform);
+  EXPECT_EQ(s.random_params[2].dist, Distribution::choice);
+  EXPECT_EQ(s.random_params[2].choices.size(), 2u);
+  EXPECT_EQ(s.metric, "bleu");
+  EXPECT_EQ(s.mode, "max");
+  EXPECT_EQ(s.launch, (std::vector<std::string>{"mpirun", "-np", "4"}));
+  EXPECT_EQ(s.parallel, 2);
+}
+
+TEST(SweepSpec, DefaultsAndModeFollowsMetric) {
+  const SweepSpec s = parse("grid: {optim.lr: [0.1]}\n");
+  EXPECT_EQ(s.metric, "valid_ppl");
+  EXPECT_EQ(s.mode, "min");
+  EXPECT_EQ(s.parallel, 1);
+  EXPECT_TRUE(s.launch.empty());
+  EXPECT_EQ(parse("metric: bleu\n").mode, "max");
+  EXPECT_EQ(parse("metric: tokens_per_s\n").mode, "max");
+  EXPECT_EQ(parse("metric: wall_s\n").mode, "min");
+  EXPECT_EQ(parse("launch: [mpirun, -np, '2']\n").launch, (std::vector<std::string>{"mpirun", "-np", "2"}));
+}
+
+TEST(SweepSpec, QuotedValuesStayStrings) {
+  const SweepSpec s = parse("grid: {model.attention: ['yes', \"it's\", plain]}\n");
+  EXPECT_EQ(s.grid[0].values[0].yaml, "'yes'");  // unquoted, `--set` would read a boolean
+  EXPECT_EQ(s.grid[0].values[0].label, "yes");
+  EXPECT_EQ(s.grid[0].values[1].yaml, "'it''s'");
+  EXPECT_EQ(s.grid[0].values[2].yaml, "plain");
+}
+
+TEST(SweepSpec, NumberValueKeepsFullPrecisionAndRoundsLabel) {
+  const ParamValue v = number_value(0.000123456789);
+  EXPECT_EQ(v.yaml, "0.000123456789");
+  EXPECT_EQ(v.label, "0.0001235");
+  EXPECT_EQ(number_value(2.0).yaml, "2.0");  // stays a number for `--set`, not an integer
+  EXPECT_EQ(std::stod(number_value(1.0 / 3.0).yaml), 1.0 / 3.0);
+}
+
+TEST(SweepSpec, BaseResolvedBesideTheSpecFile) {
+  const auto dir = std::filesystem::temp_directory_path() / ("luong_sweep_spec_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "base.yaml") << "seed: 1\n";
+  std::ofstream(dir / "s.yaml") << "base: base.yaml\n";
+  const SweepSpec s = load_sweep_spec((dir / "s.yaml").string());
+  EXPECT_EQ(s.base, (dir / "base.yaml").string());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SweepSpec, ErrorsNameFileLineAndKey) {
+  struct Case {
+    std::string body, expected;
+  };
+  const Case cases[] = {
+      {"grdi: {optim.lr: [1]}\n", "specs/s.yaml:2: unknown key 'grdi' (valid keys: base, overrides, grid"},
+      {"grid: {optim.lr: []}\n", "specs/s.yaml:2: grid.optim.lr: has no values"},
+      {"grid: {}\n", "specs/s.yaml:2: grid: is empty"},
+      {"grid: {optim.lr: 0.1}\n", "grid.optim.lr: expected a list of values, got '0.1'"},
+      {"grid: [1, 2]\n", "grid: expected a mapping of config keys"},
+      {"random: {params: {optim.lr: {uniform: [0, 1]}}}\n", "random: 'samples' is required"},
+      {"random: {samples: 0, params: {optim.lr: {uniform: [0, 1]}}}\n", "random.samples: must be at least 1"},
+      {"random: {samples: two, params: {optim.lr: {uniform: [0, 1]}}}\n", "random.samples: expected a positive integer, got 'two'"},
+      {"random: {samples: 2}\n", "random.params: at least one parameter"},
+      {"random: {samples: 2, params: {optim.lr: {normal: [0, 1]}}}\n",
+       "random.params.optim.lr: unknown distribution 'normal' (valid: choice, uniform, loguniform)"},
+      {"random: {samples: 2, params: {optim.lr: {uniform: [1, 0]}}}\n", "random.params.optim.lr: uniform needs finite bounds with lo < hi"},
+      {"random: {samples: 2, params: {optim.lr: {loguniform: [0, 1]}}}\n", "loguniform needs lo > 0"},
+      {"random: {samples: 2, params: {optim.lr: {choice: []}}}\n", "choice needs a non-empty list"},
+      {"random: {samples: 2, sed: 3, params: {optim.lr: {choice: [1]}}}\n", "unknown key 'random.sed' (valid keys under 'random': samples, seed, params)"},
+      {"metric: accuracy\n", "metric: unknown metric 'accuracy' (valid: valid_ppl, bleu, tokens_per_s, wall_s)"},
+      {"mode: lowest\n", "mode: expected min or max, got 'lowest'"},
+      {"parallel: 0\n", "parallel: must be at least 1"},
+      {"parallel: [2]\n", "parallel: expected a positive integer, got a sequence"},
+      {"launch: {np: 4}\n", "launch: expected a command prefix"},
+      {"overrides: {optim.lr: [1, 2]}\n", "overrides.optim.lr: expected a single value, got a sequence"},
+      {"overrides: {optim.lr: 1}\ngrid: {optim.lr: [1, 2]}\n", "optim.lr: is both a fixed override and varied in 'grid'"},
+      {"grid: {optim.lr: [1]}\nrandom: {samples: 1, params: {optim.lr: {choice: [1]}}}\n", "optim.lr: is varied twice"},
+  };
+  for (const auto& c : cases) {
+    const std::string e = error_of(c.body);
+    EXPECT_NE(e.find("sweep spec specs/s.yaml"), std::string::npos) << c.body << " -> " << e;
+    EXPECT_NE(e.find(c.expected), std::string::npos) << c.body << " -> " << e;
+  }
+  EXPECT_NE(error_of("grid: {optim.lr: [1]}\n", false).find("base: is required"), std::string::npos);
+  EXPECT_NE(error_of("base: /no/such/config.yaml\n", false).find("config file '/no/such/config.yaml' does not exist"),
+            std::string::npos);
+  EXPECT_NE(error_of("[1, 2]\n", false).find("expected a mapping with keys base"), std::string::npos);
+  EXPECT_NE(error_of("grid: {a: [1\n", false).find("malformed YAML"), std::string::npos);
+  try {
+    load_sweep_spec("/no/such/spec.yaml");
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("sweep spec '/no/such/spec.yaml' cannot be read"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace luong::sweep
