@@ -3,7 +3,9 @@
 #include <atomic>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
+#include <thread>
 
 #include "framework/dist/parameter_sync.h"
 #include "framework/io/checkpoint.h"
@@ -98,7 +100,14 @@ void Trainer::save_checkpoint_now() {
   if (!is_root()) return;
   auto meta = task_.checkpoint_metadata();
   meta["world_size"] = std::to_string(group_.size());
-  save_checkpoint(checkpoint_path(opt_.run_dir, step_), state, meta);
+  // LUONG_TEST_CHECKPOINT_DELAY_MS slows every entry of a write down, so tests can kill a run in the middle
+  // of one (the crash-safety guarantee is that the previous checkpoint survives).
+  CheckpointEntryHook hook;
+  if (const char* d = std::getenv("LUONG_TEST_CHECKPOINT_DELAY_MS")) {
+    const int ms = std::atoi(d);
+    hook = [ms](const std::string&) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); };
+  }
+  save_checkpoint(checkpoint_path(opt_.run_dir, step_), state, meta, hook);
   if (bad_validations_ == 0 && best_valid_ppl_ > 0) mark_best(opt_.run_dir, step_);
   if (opt_.keep_checkpoints > 0) apply_retention(opt_.run_dir, opt_.keep_checkpoints);
 }

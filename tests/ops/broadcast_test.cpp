@@ -76,3 +76,20 @@ TEST(Dropout, SameGeneratorStateGivesSameMaskAndScalesKeptUnits) {
 
 }  // namespace
 }  // namespace luong
+
+namespace luong {
+namespace {
+
+TEST(Dropout, MaskElementIIsThePhiloxUniformAtI) {
+  // The kernel computes Philox blocks once per 4 elements; each element must still be exactly the
+  // counter-based uniform philox_uniform_at(seed, offset, i), which the CUDA kernel also uses.
+  Variable x(Tensor::full({37}, 1.0, DType::f64));
+  Generator g(77, 5);
+  const uint64_t offset = g.offset();
+  auto y = dropout(x, 0.5, g).data().to_vector();
+  for (uint64_t i = 0; i < 37; ++i)
+    EXPECT_EQ(y[i] != 0.0, philox_uniform_at(77, offset, i) >= 0.5f) << "element " << i;
+}
+
+}  // namespace
+}  // namespace luong

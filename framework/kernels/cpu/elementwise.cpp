@@ -150,9 +150,15 @@ void masked_fill_backward(int64_t n, const T* gy, int64_t n_mask, const uint8_t*
 template <class T>
 void dropout_mask(int64_t n, float p, uint64_t seed, uint64_t offset, T* m) {
   const T scale = T(1) / (T(1) - static_cast<T>(p));
+  // One Philox block gives the uniforms of 4 consecutive elements (element i uses lane i % 4 of block
+  // offset + i / 4, exactly as philox_uniform_at), so each block is computed once.
+  const int64_t blocks = (n + 3) / 4;
 #pragma omp parallel for schedule(static) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i)
-    m[i] = philox_uniform_at(seed, offset, static_cast<uint64_t>(i)) >= p ? scale : T(0);
+  for (int64_t b = 0; b < blocks; ++b) {
+    const Philox4x32 r = philox4x32_10(offset + static_cast<uint64_t>(b), 0, seed);
+    const int64_t end = b * 4 + 4 < n ? b * 4 + 4 : n;
+    for (int64_t i = b * 4; i < end; ++i) m[i] = philox_uniform(r.v[i - b * 4]) >= p ? scale : T(0);
+  }
 }
 
 #define LUONG_INSTANTIATE(T)                                                                       \
