@@ -32,7 +32,12 @@ void configure_process(int argc, char** argv) {
     // Tells `luong sweep` this value is a default it may divide among parallel trials, not the user's.
     setenv("LUONG_OMP_NUM_THREADS_DEFAULTED", "1", 1);
   }
-  if (!std::getenv("OPENBLAS_NUM_THREADS")) openblas_set_num_threads(static_cast<int>(cores));
+  // With OpenMP OpenBLAS this also sets the OpenMP thread count, so take the user's OMP_NUM_THREADS when
+  // given: OMP_NUM_THREADS=1 alone must mean one thread.
+  if (!std::getenv("OPENBLAS_NUM_THREADS")) {
+    const int omp = std::atoi(std::getenv("OMP_NUM_THREADS"));
+    openblas_set_num_threads(omp > 0 ? omp : static_cast<int>(cores));
+  }
 
   // Both variables below are read once, when OpenBLAS and libgomp load, so setting them needs a re-exec.
   const char* no_reexec = std::getenv("LUONG_NO_REEXEC");

@@ -37,15 +37,7 @@ class DistTrainTest : public ::testing::Test {
            " --set train.checkpoint_every=5 --set train.valid_every=0 --set train.keep_checkpoints=0 " + extra;
   }
   static RunResult run_mpi(const std::string& a) {
-    RunResult r;
-    const std::string cmd = std::string(kMpirun) + LUONG_BINARY + " " + a + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
-    const int st = pclose(p);
-    r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-    return r;
+    return run_luong_shell(std::string(kMpirun) + LUONG_BINARY + " " + a + " 2>&1");
   }
   static std::string data_;
 };

@@ -18,19 +18,24 @@ struct RunResult {
   std::string output;
 };
 
-// Runs `luong <args>` through the shell with stderr merged into stdout; `stdin_text`, when given, is
-// piped to its standard input.
-inline RunResult run_luong(const std::string& args, const std::string& stdin_text = "") {
+// Runs a shell command line, capturing stdout (and stderr where the command merges it).
+inline RunResult run_luong_shell(const std::string& command) {
   RunResult r;
-  std::string cmd = std::string(LUONG_BINARY) + " " + args + " 2>&1";
-  if (!stdin_text.empty()) cmd = "printf '%s\\n' '" + stdin_text + "' | " + cmd;
-  FILE* p = popen(cmd.c_str(), "r");
+  FILE* p = popen(command.c_str(), "r");
   std::array<char, 4096> buf;
   size_t n;
   while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
   const int st = pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
   return r;
+}
+
+// Runs `luong <args>` through the shell with stderr merged into stdout; `stdin_text`, when given, is
+// piped to its standard input.
+inline RunResult run_luong(const std::string& args, const std::string& stdin_text = "") {
+  std::string cmd = std::string(LUONG_BINARY) + " " + args + " 2>&1";
+  if (!stdin_text.empty()) cmd = "printf '%s\\n' '" + stdin_text + "' | " + cmd;
+  return run_luong_shell(cmd);
 }
 
 // Starts `luong <args>` (output to log_path), SIGKILLs it after `after`, and reports whether it was still
@@ -63,18 +68,3 @@ inline std::string fresh_dir(const std::string& name) {
 
 }  // namespace luong::testing
 
-namespace luong::testing {
-
-// Runs a shell command line, capturing stdout (for pgrep and friends).
-inline RunResult run_luong_shell(const std::string& command) {
-  RunResult r;
-  FILE* p = popen(command.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  return r;
-}
-
-}  // namespace luong::testing

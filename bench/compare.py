@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""luong vs PyTorch, side by side, on the same model and the same shapes: one command, one Markdown table.
+
+    python3 bench/compare.py                       # CPU: the issue's model (2 x 256, vocab 8000, batch 64 x 20)
+    python3 bench/compare.py --device cuda         # GPU: the paper's model (4 x 1000, vocab 50k, batch 128 x 50)
+    python3 bench/compare.py --rounds 3 --out docs/perf-run.md
+
+Every measurement runs in a fresh process (thread pools are fixed when a process starts): luong's
+bench/luong_step_bench (build it with `cmake --build <build> --target luong_step_bench`) and
+bench/torch_reference/step_bench.py, alternating, so both see the same machine load. Each process reports
+the median of its timed windows; with --rounds > 1 each configuration keeps its best round (the least
+disturbed one on a shared machine). Ratios are luong against the best PyTorch setting.
+
+PyTorch settings are `torch_threads:blas_threads` pairs: torch.set_num_threads(torch_threads) with
+OMP/MKL/OPENBLAS_NUM_THREADS=blas_threads in the environment; `2:2p` also sets OMP_WAIT_POLICY=PASSIVE. luong runs with its own defaults
+(framework/core/process_setup.h) unless --luong-threads is given.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
+CLEARED_VARS = THREAD_VARS + ("OMP_WAIT_POLICY",)  # the caller's settings never leak into a measurement
+
+
+def find_luong_bench(build: str | None) -> str:
+    candidates = [build] if build else ["build-torchbench", "build", "build-cuda"]
+    for b in candidates:
+        path = os.path.join(ROOT, b, "bench", "luong_step_bench")
+        if os.path.exists(path):
+            return path
+    sys.exit(f"compare: luong_step_bench not found under {candidates}; build it with "
+             "`cmake --build <build> --target luong_step_bench` (configure with -DLUONG_BENCH=ON) or pass --build")
+
+
+def run_json(cmd, env_updates, unset=()):
+    env = dict(os.environ)
+    for k in unset:
+        env.pop(k, None)
+    env.update(env_updates)
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"compare: {' '.join(cmd)} failed ({p.returncode}):\n{p.stderr[-3000:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def timing_args(a):
+    return ["--warmup", str(a.warmup), "--steps", str(a.steps), "--windows", str(a.windows), "--json"]
+
+
+def configurations(a, luong_bin):
+    """(label, command, environment) for every process to run in one round."""
+    dev = ["--device", a.device] + (["--preset", a.preset] if a.preset else [])
+    out = []
+    luong_threads = a.luong_threads.split(",") if a.luong_threads else [None]
+    for t in luong_threads:
+        # Both: with OpenMP OpenBLAS, luong's process set-up calls openblas_set_num_threads(cores) when
+        # OPENBLAS_NUM_THREADS is unset, which also resets OpenMP's thread count (OMP_NUM_THREADS alone
+        # does not give t threads).
+        env = {} if t is None else {"OMP_NUM_THREADS": t, "OPENBLAS_NUM_THREADS": t}
+        out.append((f"luong t{t or 'default'}", [luong_bin] + dev + timing_args(a), env))
+    torch_py = [sys.executable, os.path.join(ROOT, "bench", "torch_reference", "step_bench.py")]
+    settings = ["0:0"] if a.device.startswith("cuda") else a.torch_settings.split(",")
+    if a.only == "luong":
+        settings = []
+    for s in settings:
+        passive = s.endswith("p")
+        tt, bt = (int(x) for x in s.rstrip("p").split(":"))
+        env = {} if bt == 0 else {k: str(bt) for k in THREAD_VARS}
+        if passive:  # idle OpenMP threads sleep instead of spinning (luong's own default)
+            env["OMP_WAIT_POLICY"] = "PASSIVE"
+        extra = ["--threads", str(tt)] if tt > 0 else []
+        out.append((f"torch {s}", torch_py + dev + extra + timing_args(a), env))
+    return out
+
+
+def fmt(x, digits=0):
+    return f"{x:,.{digits}f}"
+
+
+def table(results, device):
+    luong = [r for r in results if r["framework"].startswith("luong")]
+    torch = [r for r in results if r["framework"].startswith("PyTorch")]
+    best_torch = max(torch, key=lambda r: r["tokens_per_s"]) if torch else None
+    gpu = device.startswith("cuda")
+    head = "| framework | threads / settings | target tokens/s | step (ms) | peak RSS (MB) |"
+    head += " peak device memory (MB) |" if gpu else ""
+    head += " tokens/s luong / PyTorch | RSS luong / PyTorch |"
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for r in luong + torch:
+        row = (f"| {r['framework']} | {r['settings']} | {fmt(r['tokens_per_s'])} | {fmt(r['step_ms'], 1)} | "
+               f"{fmt(r['peak_rss_mb'])} |")
+        if gpu:
+            row += f" {fmt(r.get('peak_device_mb', 0))} |"
+        if r in luong and best_torch:
+            row += (f" {r['tokens_per_s'] / best_torch['tokens_per_s']:.2f} |"
+                    f" {r['peak_rss_mb'] / best_torch['peak_rss_mb']:.2f} |")
+        else:
+            row += " best |  |" if r is best_torch else "  |  |"
+        lines.append(row)
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", default="cpu", help="cpu, or cuda for the paper model on a GPU")
+    ap.add_argument("--preset", default=None, help="cpu or paper (default: cpu on CPU, paper on CUDA)")
+    ap.add_argument("--build", default=None, help="luong build directory (default: build-torchbench, build)")
+    ap.add_argument("--luong-bench", default=None,
+                    help="path of a luong_step_bench binary (e.g. from a packed CUDA build); overrides --build")
+    ap.add_argument("--torch-settings", default="1:1,1:2,2:2,2:2p",
+                    help="comma-separated torch_threads:blas_threads pairs to try on CPU; a trailing p adds "
+                         "OMP_WAIT_POLICY=PASSIVE")
+    ap.add_argument("--luong-threads", default=None, help="comma-separated OMP_NUM_THREADS values for luong")
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=10, help="steps per timed window")
+    ap.add_argument("--windows", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=1, help="alternating rounds; each configuration keeps its best")
+    ap.add_argument("--only", choices=("luong", "torch"), default=None,
+                    help="run one side only (e.g. a GPU machine without PyTorch installed)")
+    ap.add_argument("--out", default=None, help="also write the table (Markdown) to this file")
+    ap.add_argument("--json-out", default=None, help="write every raw measurement (JSON) to this file")
+    a = ap.parse_args()
+
+    luong_bin = None if a.only == "torch" else (a.luong_bench or find_luong_bench(a.build))
+    configs = configurations(a, luong_bin)
+    load_before = os.getloadavg()
+    raw, best = [], {}
+    for rnd in range(a.rounds):
+        for label, cmd, env in configs:
+            r = run_json(cmd, env, unset=CLEARED_VARS)
+            r["round"], r["label"] = rnd, label
+            raw.append(r)
+            print(f"  round {rnd + 1}: {label}: {r['tokens_per_s']:.0f} tokens/s, {r['step_ms']:.1f} ms/step, "
+                  f"RSS {r['peak_rss_mb']:.0f} MB", file=sys.stderr)
+            if label not in best or r["tokens_per_s"] > best[label]["tokens_per_s"]:
+                best[label] = r
+    load_after = os.getloadavg()
+    results = [best[label] for label, _, _ in configs]
+    shape = results[0]["shape"]
+    md = [f"Model: {shape['layers']} x {shape['hidden']} LSTM, embeddings {shape['embedding']}, vocabulary "
+          f"{shape['vocab']}, general attention with input feeding; batch {shape['batch']}, source "
+          f"{shape['src_len']}, target {shape['tgt_len']} tokens; SGD, clip 5, no dropout; device {a.device}.",
+          f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load_before[0]:.1f} before / "
+          f"{load_after[0]:.1f} after; {a.rounds} round(s) x {a.windows} windows x {a.steps} steps after "
+          f"{a.warmup} warm-up steps; {time.strftime('%Y-%m-%d %H:%M')}.", "", table(results, a.device)]
+    imports = [r["import_rss_mb"] for r in results if "import_rss_mb" in r]
+    if imports:
+        md.append(f"\nPyTorch's peak RSS after `import torch` alone, before building the model: {min(imports):,.0f} MB.")
+    text = "\n".join(md)
+    print(text)
+    if a.out:
+        with open(a.out, "w") as f:
+            f.write(text + "\n")
+    if a.json_out:
+        with open(a.json_out, "w") as f:
+            json.dump(raw, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,201 @@
+// luong training-step benchmark: the NMT model on synthetic batches, timed as the trainer runs a step
+// (forward + summed cross-entropy + backward + gradient / tokens + global-norm clip + SGD). The PyTorch
+// counterpart is bench/torch_reference/step_bench.py; bench/compare.py runs both and prints the table.
+//   luong_step_bench [--preset cpu|paper] [--device cpu|cuda] [--json] [--batch 64 ...]
+// Presets: cpu = the model (embeddings 256, 2 x 256 LSTM, general attention with input feeding,
+// vocabulary 8000, batch 64, source and target length 20); paper = Luong et al.'s WMT model (4 x 1000,
+// vocabulary 50000, batch 128, length 50), meant for --device cuda. No dropout, SGD lr 1.0, clip 5.
+// Reports the median of --windows timed windows after --warmup steps, and the peak RSS (VmHWM).
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "framework/autograd/flat_parameters.h"
+#include "framework/core/process_setup.h"
+#include "framework/memory/allocator.h"
+#include "framework/ops/tensor_math.h"
+#include "framework/optim/optimizer.h"
+#include "models/nmt/model.h"
+
+using namespace luong;
+
+namespace {
+
+struct BenchShape {
+  int64_t vocab, embedding, hidden, layers, batch, src_len, tgt_len;
+};
+
+struct BenchArgs {
+  std::string preset;  // "" = cpu, or paper with a CUDA device
+  std::string device = "cpu";
+  BenchShape shape{-1, -1, -1, -1, -1, -1, -1};  // -1 = from the preset
+  std::string attention = "general";
+  double lr = 1.0, clip = 5.0;
+  int warmup = 5, steps = 10, windows = 3;
+  uint64_t seed = 1;
+  bool json = false;
+};
+
+BenchShape preset_shape(const std::string& name) {
+  if (name == "cpu") return {8000, 256, 256, 2, 64, 20, 20};
+  if (name == "paper") return {50000, 1000, 1000, 4, 128, 50, 50};
+  LUONG_FAIL("luong_step_bench: unknown preset '", name, "' (cpu, paper)");
+}
+
+// kB from a "Name:   1234 kB" line of /proc/self/status; 0 when absent.
+double proc_status_mb(const std::string& key) {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key + ":", 0) == 0) return std::stod(line.substr(key.size() + 1)) / 1024.0;
+  return 0.0;
+}
+
+struct SyntheticBatch {
+  Tensor src, tgt_in, tgt_out;  // (B, S), (B, T), (B, T) int64
+  std::vector<int64_t> lengths;  // (B), all S
+};
+
+// Random ids in [4, vocab): no specials, no padding, every sentence full length.
+SyntheticBatch make_batch(const BenchShape& s, std::mt19937_64& rng, Device device) {
+  std::uniform_int_distribution<int64_t> id(4, s.vocab - 1);
+  std::vector<int64_t> src(static_cast<size_t>(s.batch * s.src_len)), tgt(static_cast<size_t>(s.batch * s.tgt_len));
+  for (auto& v : src) v = id(rng);
+  for (auto& v : tgt) v = id(rng);
+  std::vector<int64_t> shifted(tgt.size());  // tgt_out: tgt_in shifted left by one within each row
+  for (int64_t b = 0; b < s.batch; ++b)
+    for (int64_t t = 0; t < s.tgt_len; ++t)
+      shifted[static_cast<size_t>(b * s.tgt_len + t)] = tgt[static_cast<size_t>(b * s.tgt_len + (t + 1) % s.tgt_len)];
+  return {Tensor::from_ids(src, {s.batch, s.src_len}, device), Tensor::from_ids(tgt, {s.batch, s.tgt_len}, device),
+          Tensor::from_ids(shifted, {s.batch, s.tgt_len}, device),
+          std::vector<int64_t>(static_cast<size_t>(s.batch), s.src_len)};
+}
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+nlohmann::json run(const BenchArgs& a) {
+  const Device device = Device::parse(a.device);
+  const std::string preset = a.preset.empty() ? (device.is_cuda() ? "paper" : "cpu") : a.preset;
+  BenchShape s = preset_shape(preset);
+  const BenchShape& o = a.shape;
+  for (auto [dst, src] : {std::pair{&s.vocab, o.vocab}, {&s.embedding, o.embedding}, {&s.hidden, o.hidden},
+                          {&s.layers, o.layers}, {&s.batch, o.batch}, {&s.src_len, o.src_len},
+                          {&s.tgt_len, o.tgt_len}})
+    if (src > 0) *dst = src;
+
+  nmt::ModelConfig mc;
+  mc.src_vocab = s.vocab, mc.tgt_vocab = s.vocab, mc.layers = s.layers, mc.hidden_size = s.hidden;
+  mc.embedding_size = s.embedding, mc.dropout = 0.0, mc.attention = a.attention, mc.input_feeding = true;
+  Generator init_gen(a.seed);
+  nmt::NmtModel model(mc, init_gen, DType::f32);
+  model.train();
+  std::vector<Variable> params;
+  for (auto& [name, v] : model.named_parameters()) params.push_back(v);
+  FlatParameters flat(params, device);
+  auto sgd = make_optimizer("sgd");
+
+  std::mt19937_64 rng(a.seed);
+  std::vector<SyntheticBatch> batches;
+  for (int i = 0; i < 4; ++i) batches.push_back(make_batch(s, rng, device));
+
+  // One trainer step (framework/train/trainer.cpp) without the data pipeline and the all-reduce.
+  auto step = [&](int i) {
+    const SyntheticBatch& b = batches[static_cast<size_t>(i) % batches.size()];
+    flat.zero_grad();
+    Variable logits = model.forward(b.src, b.lengths, b.tgt_in, nullptr);
+    CrossEntropy ce = model.loss(logits, b.tgt_out);
+    ce.loss.backward();
+    scale_(flat.grad(), 1.0 / static_cast<double>(ce.tokens));
+    clip_grad_norm_(flat.grad(), a.clip);  // reads the norm back: a device sync on CUDA
+    sgd->step(flat, a.lr);
+  };
+  // Waits for queued device work: reading a value back is ordered after it on the device's stream.
+  auto sync = [&] { flat.data().narrow(0, 1).to(Device::cpu()); };
+
+  for (int i = 0; i < a.warmup; ++i) step(i);
+  sync();
+  if (device.is_cuda()) allocator_for(device).reset_peak();
+  std::vector<double> window_ms;
+  for (int w = 0; w < a.windows; ++w) {
+    const double t0 = now_s();
+    for (int i = 0; i < a.steps; ++i) step(i);
+    sync();
+    window_ms.push_back((now_s() - t0) / a.steps * 1e3);
+  }
+  std::vector<double> sorted = window_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const double step_ms = sorted[sorted.size() / 2];
+
+  nlohmann::json r;
+  r["framework"] = std::string("luong ") + LUONG_VERSION;
+  r["device"] = device.name();
+  r["preset"] = preset;
+  r["shape"] = {{"vocab", s.vocab}, {"embedding", s.embedding}, {"hidden", s.hidden}, {"layers", s.layers},
+                {"batch", s.batch}, {"src_len", s.src_len}, {"tgt_len", s.tgt_len}};
+  const char* omp = std::getenv("OMP_NUM_THREADS");
+  const char* blas = std::getenv("OPENBLAS_NUM_THREADS");
+  r["settings"] = str("OpenMP threads ", omp_get_max_threads(), " (OMP_NUM_THREADS ", omp ? omp : "-",
+                      ", OPENBLAS_NUM_THREADS ", blas ? blas : "-", "), OpenBLAS core ", blas_core_name());
+  r["tokens_per_s"] = static_cast<double>(s.batch * s.tgt_len) / (step_ms * 1e-3);
+  r["step_ms"] = step_ms;
+  r["window_step_ms"] = window_ms;
+  r["peak_rss_mb"] = proc_status_mb("VmHWM");
+  r["parameters"] = flat.numel();
+  if (device.is_cuda()) r["peak_device_mb"] = static_cast<double>(allocator_for(device).stats().peak) / (1 << 20);
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  configure_process(argc, argv);  // OpenBLAS core type and thread defaults, as the luong program does
+  BenchArgs a;
+  CLI::App app{"luong training-step benchmark on synthetic batches"};
+  app.add_option("--preset", a.preset, "cpu (the issue's model) or paper (4 x 1000, for a GPU); default by device");
+  app.add_option("--device", a.device, "cpu, cuda or cuda:N")->capture_default_str();
+  app.add_option("--vocab", a.shape.vocab, "Source and target vocabulary");
+  app.add_option("--embedding", a.shape.embedding, "Embedding size");
+  app.add_option("--hidden", a.shape.hidden, "LSTM hidden size");
+  app.add_option("--layers", a.shape.layers, "LSTM layers (encoder and decoder)");
+  app.add_option("--batch", a.shape.batch, "Sentences per batch");
+  app.add_option("--src-len", a.shape.src_len, "Source length");
+  app.add_option("--tgt-len", a.shape.tgt_len, "Target length (tokens per sentence)");
+  app.add_option("--attention", a.attention, "Attention variant")->capture_default_str();
+  app.add_option("--lr", a.lr, "SGD learning rate")->capture_default_str();
+  app.add_option("--clip", a.clip, "Global gradient-norm clip")->capture_default_str();
+  app.add_option("--warmup", a.warmup, "Untimed steps first")->capture_default_str();
+  app.add_option("--steps", a.steps, "Steps per timed window")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--windows", a.windows, "Timed windows (the median is reported)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--seed", a.seed, "Initialisation and batch seed")->capture_default_str();
+  app.add_flag("--json", a.json, "Print one JSON line (for bench/compare.py)");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    const nlohmann::json r = run(a);
+    if (a.json) {
+      std::printf("%s\n", r.dump().c_str());
+    } else {
+      std::printf("%s on %s, %s model %s: %s\n", r["framework"].get<std::string>().c_str(),
+                  r["device"].get<std::string>().c_str(), r["preset"].get<std::string>().c_str(),
+                  r["shape"].dump().c_str(), r["settings"].get<std::string>().c_str());
+      std::printf("%.0f target tokens/s, %.1f ms/step (windows %s), peak RSS %.0f MB\n",
+                  r["tokens_per_s"].get<double>(), r["step_ms"].get<double>(), r["window_step_ms"].dump().c_str(),
+                  r["peak_rss_mb"].get<double>());
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "luong_step_bench: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

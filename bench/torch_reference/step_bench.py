@@ -1,0 +1,153 @@
+"""Times PyTorch training steps of the luong model (model.py) on synthetic batches.
+
+    python3 bench/torch_reference/step_bench.py [--preset cpu|paper] [--device cpu|cuda] [--threads N] [--json]
+
+One step = forward + summed cross-entropy + backward (of loss / tokens, the trainer's averaging) +
+global-norm clip + SGD, on random token ids with fixed lengths (no padding). The model is the benchmark
+model of bench/luong_step_bench.cpp with the same shapes; its parameters are uniform in [-0.1, 0.1] as
+luong's. Prints the median of --windows timed windows after --warmup steps, and the peak RSS
+(ru_maxrss = VmHWM) of this process; --json prints one JSON line instead (for bench/compare.py).
+
+Thread settings must be fixed before torch loads: run each setting in a fresh process with
+OMP_NUM_THREADS / MKL_NUM_THREADS / OPENBLAS_NUM_THREADS set (compare.py does), --threads sets
+torch.set_num_threads.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import sys
+import time
+
+import torch
+
+IMPORT_RSS_MB = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # the library alone, before any work
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from model import LuongNmt, ModelSpec  # noqa: E402
+
+# The benchmark shapes: `cpu` is the issue's CPU model, `paper` Luong et al.'s WMT model (GPU).
+PRESETS = {
+    "cpu": dict(vocab=8000, embedding=256, hidden=256, layers=2, batch=64, src_len=20, tgt_len=20),
+    "paper": dict(vocab=50000, embedding=1000, hidden=1000, layers=4, batch=128, src_len=50, tgt_len=50),
+}
+
+
+def parse_args():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--preset", choices=sorted(PRESETS), default=None, help="default: cpu, or paper with cuda")
+    ap.add_argument("--device", default="cpu")
+    for k in PRESETS["cpu"]:
+        ap.add_argument(f"--{k.replace('_', '-')}", type=int, default=None)
+    ap.add_argument("--attention", default="general")
+    ap.add_argument("--lr", type=float, default=1.0)
+    ap.add_argument("--clip", type=float, default=5.0)
+    ap.add_argument("--threads", type=int, default=None, help="torch.set_num_threads (default: torch's own)")
+    ap.add_argument("--interop-threads", type=int, default=None)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--steps", type=int, default=10, help="steps per timed window")
+    ap.add_argument("--windows", type=int, default=3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    return ap.parse_args()
+
+
+def synthetic_batches(shape, device, gen, count=4):
+    """`count` batches of random ids in [4, vocab): no <pad>/<unk>/<s>/</s>, all sentences full length."""
+    out = []
+    for _ in range(count):
+        src = torch.randint(4, shape["vocab"], (shape["batch"], shape["src_len"]), generator=gen)
+        tgt = torch.randint(4, shape["vocab"], (shape["batch"], shape["tgt_len"]), generator=gen)
+        lengths = torch.full((shape["batch"],), shape["src_len"], dtype=torch.int64)
+        out.append(tuple(t.to(device) for t in (src, lengths, tgt, tgt.roll(-1, 1))))
+    return out
+
+
+def main():
+    a = parse_args()
+    if a.threads:
+        torch.set_num_threads(a.threads)
+    if a.interop_threads:
+        torch.set_num_interop_threads(a.interop_threads)
+    preset = a.preset or ("paper" if a.device.startswith("cuda") else "cpu")
+    shape = dict(PRESETS[preset])
+    for k in shape:
+        if getattr(a, k) is not None:
+            shape[k] = getattr(a, k)
+    device = torch.device(a.device)
+    cuda = device.type == "cuda"
+    if cuda:
+        torch.backends.cudnn.benchmark = True
+        torch.backends.cuda.matmul.allow_tf32 = False  # float32 as luong's default GEMMs
+        torch.backends.cudnn.allow_tf32 = False
+
+    torch.manual_seed(a.seed)
+    spec = ModelSpec(src_vocab=shape["vocab"], tgt_vocab=shape["vocab"], embedding_size=shape["embedding"],
+                     hidden_size=shape["hidden"], layers=shape["layers"], attention=a.attention)
+    model = LuongNmt(spec)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.uniform_(-0.1, 0.1)
+        model.src_embedding.weight[spec.pad_id].zero_()
+        model.tgt_embedding.weight[spec.pad_id].zero_()
+    model.to(device).train()
+    opt = torch.optim.SGD(model.parameters(), lr=a.lr)
+    gen = torch.Generator().manual_seed(a.seed)
+    batches = synthetic_batches(shape, device, gen)
+    tokens_per_step = shape["batch"] * shape["tgt_len"]
+
+    def step(i):
+        src, lengths, tgt_in, tgt_out = batches[i % len(batches)]
+        opt.zero_grad(set_to_none=True)
+        loss_sum, tokens = model.loss(model(src, lengths, tgt_in), tgt_out)
+        (loss_sum / tokens).backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), a.clip)
+        opt.step()
+
+    sync = torch.cuda.synchronize if cuda else (lambda: None)
+    for i in range(a.warmup):
+        step(i)
+    sync()
+    if cuda:
+        torch.cuda.reset_peak_memory_stats()
+    windows = []
+    for w in range(a.windows):
+        t0 = time.perf_counter()
+        for i in range(a.steps):
+            step(i)
+        sync()
+        windows.append((time.perf_counter() - t0) / a.steps)
+    step_s = statistics.median(windows)
+    result = {
+        "framework": "PyTorch " + torch.__version__.split("+")[0],
+        "device": str(device),
+        "preset": preset,
+        "shape": shape,
+        "settings": (f"torch threads {torch.get_num_threads()}, interop {torch.get_num_interop_threads()}, "
+                     f"OMP {os.environ.get('OMP_NUM_THREADS', '-')}, MKL {os.environ.get('MKL_NUM_THREADS', '-')}, "
+                     f"OpenBLAS {os.environ.get('OPENBLAS_NUM_THREADS', '-')}"
+                     + (f", OMP_WAIT_POLICY {os.environ['OMP_WAIT_POLICY']}" if "OMP_WAIT_POLICY" in os.environ else "")
+                     + (", cuDNN encoder, LSTMCell decoder, no TF32" if cuda else "")),
+        "tokens_per_s": tokens_per_step / step_s,
+        "step_ms": step_s * 1e3,
+        "window_step_ms": [w * 1e3 for w in windows],
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0,
+        "import_rss_mb": IMPORT_RSS_MB,
+        "parameters": sum(p.numel() for p in model.parameters()),
+    }
+    if cuda:
+        result["peak_device_mb"] = torch.cuda.max_memory_allocated() / 2**20
+    if a.json:
+        print(json.dumps(result))
+    else:
+        print(f"{result['framework']} on {device}, {preset} model {shape}: {result['settings']}")
+        print(f"{result['tokens_per_s']:.0f} target tokens/s, {result['step_ms']:.1f} ms/step "
+              f"(windows {', '.join(f'{w:.1f}' for w in result['window_step_ms'])}), "
+              f"peak RSS {result['peak_rss_mb']:.0f} MB ({result['import_rss_mb']:.0f} MB after `import torch`)")
+
+
+if __name__ == "__main__":
+    main()
