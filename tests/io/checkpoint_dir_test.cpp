@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "framework/io/checkpoint_average.h"
-#include "tests/io/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace luong {
 namespace {

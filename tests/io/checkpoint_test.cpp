@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/io/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace luong {
 namespace {

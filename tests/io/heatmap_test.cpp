@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "framework/io/heatmap_font.h"
-#include "tests/io/temp_dir.h"
+#include "tests/support/temp_dir.h"
 
 namespace luong {
 namespace {

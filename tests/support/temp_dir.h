@@ -1,4 +1,4 @@
-// A fresh directory per test, removed afterwards.
+// A fresh directory per test (named after the test), removed afterwards, plus small file helpers.
 #pragma once
 #include <unistd.h>
 
@@ -16,7 +16,7 @@ class TempDir {
   TempDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     path_ = std::filesystem::temp_directory_path() /
-            ("luong_io_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" +
+            ("luong_test_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" +
              std::to_string(::getpid()));
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
@@ -25,8 +25,15 @@ class TempDir {
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
 
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
   const std::filesystem::path& path() const { return path_; }
+  // The path of `name` inside the directory.
+  std::string path(const std::string& name) const { return (path_ / name).string(); }
+  std::string file(const std::string& name) const { return path(name); }
+  // Writes `content` to `name` and returns its path.
+  std::string file(const std::string& name, const std::string& content) const {
+    std::ofstream(path_ / name, std::ios::binary) << content;
+    return path(name);
+  }
 
  private:
   std::filesystem::path path_;
