@@ -27,7 +27,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
-CLEARED_VARS = THREAD_VARS + ("OMP_WAIT_POLICY",)  # the caller's settings never leak into a measurement
+CLEARED_VARS = THREAD_VARS + ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")  # the caller's settings never leak into a measurement
 
 
 def find_luong_bench(build: str | None) -> str:

@@ -1,6 +1,9 @@
 // GPU benchmark: GEMM throughput on the shapes of a Luong NMT step (4-layer LSTM, hidden 1000, batch 128,
 // 50 steps, vocabulary 50k) through the engine (luong::cuda::gemm / gemm_bf16) and through cuBLAS directly,
 // in float32, TF32 and bf16; and the fused LSTM cell's bandwidth. Prints tables; asserts nothing.
+// "bf16 f32in" is what training with train.precision=bf16 runs: luong::cuda::gemm<float> under
+// GemmPrecision::bf16, float32 operands converted to bf16 scratch on every call (conversion included).
+// Training tokens/s and peak memory per precision come from luong_step_bench (tools/gpu-check runs both).
 // Usage: luong_gpu_bench [--quick]   (--quick: fewer repetitions, for tools/gpu-check)
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "framework/core/cuda_info.h"
+#include "framework/core/precision.h"
 #include "framework/kernels/cuda/check.h"
 #include "framework/kernels/cuda/device.h"
 #include "framework/kernels/cuda/kernels.h"
@@ -95,8 +99,8 @@ void gemm_table() {
       {"output logits (50k vocab)", false, 6400, 50000, 1000},
   };
   std::printf("\nGEMM throughput, TFLOP/s (row-major C = op(A) B, beta = 0; engine = luong::cuda)\n");
-  std::printf("%-28s %-20s %9s %9s %9s %9s %9s %9s\n", "shape", "m x n x k", "f32 eng", "f32 blas", "tf32 eng",
-              "tf32 blas", "bf16 eng", "bf16 blas");
+  std::printf("%-28s %-20s %9s %9s %9s %9s %9s %9s %11s\n", "shape", "m x n x k", "f32 eng", "f32 blas",
+              "tf32 eng", "tf32 blas", "bf16 eng", "bf16 blas", "bf16 f32in");
   DirectBlas direct;
   for (const GemmShape& g : shapes) {
     Tensor a = random_device_floats(g.m * g.k, 1), b = random_device_floats(g.k * g.n, 2);
@@ -113,9 +117,15 @@ void gemm_table() {
     const double f32_eng = tflops(time_ms(engine_f32));
     const double f32_blas =
         tflops(time_ms([&] { direct.gemm(g, pa, pb, pc, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F); }));
-    luong::cuda::set_tf32(true);
-    const double tf32_eng = tflops(time_ms(engine_f32));
-    luong::cuda::set_tf32(false);
+    double tf32_eng = 0, bf16_f32in = 0;
+    {
+      const luong::GemmPrecisionGuard tf32(luong::GemmPrecision::tf32);
+      tf32_eng = tflops(time_ms(engine_f32));
+    }
+    {
+      const luong::GemmPrecisionGuard bf16(luong::GemmPrecision::bf16);
+      bf16_f32in = tflops(time_ms(engine_f32));
+    }
     const double tf32_blas = tflops(
         time_ms([&] { direct.gemm(g, pa, pb, pc, CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32); }));
     const double bf16_eng = tflops(
@@ -123,8 +133,8 @@ void gemm_table() {
     const double bf16_blas = tflops(
         time_ms([&] { direct.gemm(g, pa16, pb16, pc, CUDA_R_16BF, CUDA_R_32F, CUBLAS_COMPUTE_32F); }));
     const std::string dims = std::to_string(g.m) + "x" + std::to_string(g.n) + "x" + std::to_string(g.k);
-    std::printf("%-28s %-20s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f\n", g.what, dims.c_str(), f32_eng, f32_blas, tf32_eng,
-                tf32_blas, bf16_eng, bf16_blas);
+    std::printf("%-28s %-20s %9.1f %9.1f %9.1f %9.1f %9.1f %9.1f %11.1f\n", g.what, dims.c_str(), f32_eng, f32_blas,
+                tf32_eng, tf32_blas, bf16_eng, bf16_blas, bf16_f32in);
   }
 }
 

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "framework/autograd/flat_parameters.h"
+#include "framework/core/precision.h"
 #include "framework/core/process_setup.h"
 #include "framework/memory/allocator.h"
 #include "framework/ops/tensor_math.h"
@@ -43,6 +44,7 @@ struct BenchArgs {
   int warmup = 5, steps = 10, windows = 3;
   uint64_t seed = 1;
   bool json = false;
+  std::string precision = "fp32";  // GEMM precision: fp32 | tf32 | bf16 (train.precision)
 };
 
 BenchShape preset_shape(const std::string& name) {
@@ -85,6 +87,7 @@ double now_s() {
 
 nlohmann::json run(const BenchArgs& a) {
   const Device device = Device::parse(a.device);
+  const GemmPrecisionGuard gemm_precision_scope(parse_gemm_precision(a.precision));
   const std::string preset = a.preset.empty() ? (device.is_cuda() ? "paper" : "cpu") : a.preset;
   BenchShape s = preset_shape(preset);
   const BenchShape& o = a.shape;
@@ -112,8 +115,7 @@ nlohmann::json run(const BenchArgs& a) {
   auto step = [&](int i) {
     const SyntheticBatch& b = batches[static_cast<size_t>(i) % batches.size()];
     flat.zero_grad();
-    Variable logits = model.forward(b.src, b.lengths, b.tgt_in, nullptr);
-    CrossEntropy ce = model.loss(logits, b.tgt_out);
+    CrossEntropy ce = model.forward_loss(b.src, b.lengths, b.tgt_in, b.tgt_out);
     ce.loss.backward();
     scale_(flat.grad(), 1.0 / static_cast<double>(ce.tokens));
     clip_grad_norm_(flat.grad(), a.clip);  // reads the norm back: a device sync on CUDA
@@ -140,6 +142,7 @@ nlohmann::json run(const BenchArgs& a) {
   r["framework"] = std::string("luong ") + LUONG_VERSION;
   r["device"] = device.name();
   r["preset"] = preset;
+  r["precision"] = a.precision;
   r["shape"] = {{"vocab", s.vocab}, {"embedding", s.embedding}, {"hidden", s.hidden}, {"layers", s.layers},
                 {"batch", s.batch}, {"src_len", s.src_len}, {"tgt_len", s.tgt_len}};
   const char* omp = std::getenv("OMP_NUM_THREADS");
@@ -180,6 +183,9 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--seed", a.seed, "Initialisation and batch seed")->capture_default_str();
   app.add_flag("--json", a.json, "Print one JSON line (for bench/compare.py)");
+  app.add_option("--precision", a.precision, "GEMM precision, as train.precision: fp32, tf32 or bf16")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
   CLI11_PARSE(app, argc, argv);
   try {
     const nlohmann::json r = run(a);

@@ -99,8 +99,8 @@ void run(const DumpStepArgs& a) {
   FlatParameters flat(params, Device::cpu());
   flat.zero_grad();
 
-  Variable logits = model.forward(batch.src, lengths_of(batch.src_lengths), batch.tgt_in, nullptr);
-  CrossEntropy ce = model.loss(logits, batch.tgt_out);
+  // The training path (NmtTask::forward_backward): the generator fused with its loss.
+  CrossEntropy ce = model.forward_loss(batch.src, lengths_of(batch.src_lengths), batch.tgt_in, batch.tgt_out);
   ce.loss.backward();
   for (const auto& [name, v] : model.named_parameters()) out.tensors[entry("grad", name)] = v.grad().clone();
 

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "framework/core/precision.h"
 #include "launch/commands.h"
 #include "launch/translate_util.h"
 #include "models/nmt/bleu.h"
@@ -24,6 +25,8 @@ struct EvalArgs {
 
 void run(const EvalArgs& a) {
   nmt::Translator translator(a.t.checkpoint, Device::parse(a.t.device));
+  // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
+  set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
   // Perplexity over every pair (no length limit: the test set must stay whole).
   const nmt::ParallelText text = nmt::read_parallel(a.src, a.ref);
   const nmt::Corpus corpus = nmt::encode_corpus(nmt::tokenize_corpus(text, translator.tokenizer()),

@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "framework/core/precision.h"
 #include "launch/commands.h"
 #include "launch/translate_util.h"
 #include "models/nmt/data/utf8.h"
@@ -14,6 +15,8 @@ namespace {
 
 void run(const TranslateArgs& a) {
   nmt::Translator translator(a.checkpoint, Device::parse(a.device));
+  // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
+  set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
   std::vector<std::string> lines;
   for (std::string line; std::getline(std::cin, line);) {
     if (!line.empty() && line.back() == '\r') line.pop_back();

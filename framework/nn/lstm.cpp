@@ -3,14 +3,6 @@
 #include <algorithm>
 
 namespace luong {
-namespace {
-
-// Carries `prev` forward where keep is 0: keep * next + (1 - keep) * prev, both masks (B, H) constants.
-LstmState carry(const LstmState& next, const LstmState& prev, const Variable& keep, const Variable& drop) {
-  return {add(mul(keep, next.h), mul(drop, prev.h)), add(mul(keep, next.c), mul(drop, prev.c))};
-}
-
-}  // namespace
 
 LstmLayer::LstmLayer(int64_t input_size, int64_t hidden_size, DType dtype) : input_(input_size), hidden_(hidden_size) {
   LUONG_CHECK(input_ > 0 && hidden_ > 0, "LstmLayer: sizes must be positive, got input ", input_, ", hidden ",
@@ -37,34 +29,13 @@ LstmSequence LstmLayer::run(const Variable& x, const std::vector<int64_t>& lengt
               B);
   for (int64_t len : lengths)
     LUONG_CHECK(len >= 1 && len <= T, "LstmLayer: sentence length ", len, " outside [1, ", T, "]");
-  const int64_t min_len = *std::min_element(lengths.begin(), lengths.end());
-
-  // Masks for the steps where some sentence is padding: keep[t] (B, H) is 1 where t < length.
-  Tensor keep, drop;
-  if (min_len < T) {
-    std::vector<double> k(static_cast<size_t>(T * B * H));
-    for (int64_t t = 0; t < T; ++t)
-      for (int64_t b = 0; b < B; ++b)
-        std::fill_n(k.begin() + (t * B + b) * H, H, t < lengths[static_cast<size_t>(b)] ? 1.0 : 0.0);
-    keep = Tensor::from(k, {T, B, H}, x.dtype(), x.device());
-    for (auto& v : k) v = 1.0 - v;
-    drop = Tensor::from(k, {T, B, H}, x.dtype(), x.device());
-  }
-
   const Variable proj = matmul(x, weight_ih_);  // (T, B, 4H): every step's input projection in one GEMM
   LstmState state = init;
   if (!state.h.defined()) state.h = Variable(Tensor::zeros({B, H}, x.dtype(), x.device()));
   if (!state.c.defined()) state.c = Variable(Tensor::zeros({B, H}, x.dtype(), x.device()));
-  std::vector<Variable> outs(static_cast<size_t>(T));
-  for (int64_t i = 0; i < T; ++i) {
-    const int64_t t = reverse ? T - 1 - i : i;
-    LstmState next = step_projected(select(proj, 0, t), state);
-    // Forward: steps t >= min_len may be padding. Reverse: padding comes first, steps t >= min_len again.
-    if (t >= min_len) next = carry(next, state, Variable(keep.select(t)), Variable(drop.select(t)));
-    state = next;
-    outs[static_cast<size_t>(t)] = state.h;
-  }
-  return {stack(outs), {state}};
+  // The recurrence as one node (ops/lstm_sequence.cpp): padding carried, weight gradients over all steps.
+  LstmSequenceResult r = lstm_sequence(proj, state, weight_hh_, bias_, lengths, reverse);
+  return {r.outputs, {r.final}};
 }
 
 Lstm::Lstm(const LstmOptions& opt) : opt_(opt) {

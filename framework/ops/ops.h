@@ -40,6 +40,10 @@ struct CrossEntropy {
 };
 CrossEntropy cross_entropy(const Variable& logits, const Tensor& targets, int64_t ignore_index = -100,
                            double label_smoothing = 0.0);
+// The generator and its loss fused (ops/linear_cross_entropy.cpp): cross_entropy(x W + b, ...) for x (N, H),
+// weight (H, V), bias (V) or undefined, without materialising the logits more than once.
+CrossEntropy linear_cross_entropy(const Variable& x, const Variable& weight, const Variable& bias,
+                                  const Tensor& targets, int64_t ignore_index = -100, double label_smoothing = 0.0);
 
 // --- lookup (ops/embedding.cpp) ---
 // weight (V, E), ids int64 of any shape -> (ids..., E). The padding row receives no gradient.
@@ -75,5 +79,16 @@ struct LstmState {
   Variable c;  // (B, H)
 };
 LstmState lstm_cell(const Variable& x, const LstmState& prev, const Variable& W, const Variable& U, const Variable& b);
+
+// --- a whole LSTM layer over a sequence (ops/lstm_sequence.cpp) ---
+// x_proj (T, B, 4H): the input projection x W of every step (bias not included); init h/c (B, H); U (H, 4H);
+// b (4H). Row b's steps t >= lengths[b] are padding: its state is carried through them unchanged. reverse
+// runs t = T-1 .. 0. outputs (T, B, H) by position; final = the state after the last processed step.
+struct LstmSequenceResult {
+  Variable outputs;
+  LstmState final;
+};
+LstmSequenceResult lstm_sequence(const Variable& x_proj, const LstmState& init, const Variable& U, const Variable& b,
+                                 const std::vector<int64_t>& lengths, bool reverse = false);
 
 }  // namespace luong

@@ -30,8 +30,13 @@ void ProgressLine::update(const ProgressReport& r) {
   std::string eta;
   if (r.total_steps > 0) {
     steps = str(steps, "/", r.total_steps);
-    const double per_step = r.step > 0 ? elapsed / static_cast<double>(r.step) : 0.0;
-    eta = str(" ETA ", format_duration(per_step * static_cast<double>(r.total_steps - r.step)));
+    // The rate since this process's first report: a resumed run starts at step N, not 0, and the steps
+    // before it were not run by this process.
+    if (first_step_ < 0) first_step_ = r.step, first_elapsed_ = elapsed;
+    if (r.step > first_step_) {
+      const double per_step = (elapsed - first_elapsed_) / static_cast<double>(r.step - first_step_);
+      eta = str(" ETA ", format_duration(per_step * static_cast<double>(r.total_steps - r.step)));
+    }
   }
   const std::string line = str("epoch ", r.epoch, " step ", steps, " | loss ", r.loss, " ppl ", std::exp(r.loss),
                                " | lr ", r.lr, " | |g| ", r.grad_norm, " | ", static_cast<int64_t>(r.tokens_per_s),

@@ -30,6 +30,8 @@ class ProgressLine {
   bool tty_;
   bool line_open_ = false;
   std::chrono::steady_clock::time_point start_;
+  int64_t first_step_ = -1;  // step and time of the first report, for the ETA's rate
+  double first_elapsed_ = 0.0;
 };
 
 // "1:02:03" for 3723 seconds.

@@ -71,4 +71,13 @@ Variable Decoder::logits(const Variable& h_tilde, Generator* gen) const {
   return add(matmul(h, transpose(embedding_->weight(), 0, 1)), output_bias_);  // eq. 6 with W_s = embeddingᵀ
 }
 
+CrossEntropy Decoder::loss(const Variable& h_tilde, const Tensor& targets, int64_t ignore_index,
+                           double label_smoothing, Generator* gen) const {
+  Variable h = dropout_->forward(h_tilde, gen);
+  if (output_)
+    return linear_cross_entropy(h, output_->weight(), output_->bias(), targets, ignore_index, label_smoothing);
+  return linear_cross_entropy(h, transpose(embedding_->weight(), 0, 1), output_bias_, targets, ignore_index,
+                              label_smoothing);
+}
+
 }  // namespace luong::nmt

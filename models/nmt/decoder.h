@@ -34,6 +34,10 @@ class Decoder : public Module {
                    std::vector<Variable>* attention_weights = nullptr) const;
   // h̃ (..., H) -> logits (..., V), after dropout: one GEMM for all positions.
   Variable logits(const Variable& h_tilde, Generator* gen) const;
+  // The same generator fused with its loss (ops/linear_cross_entropy.cpp): h̃ (N, H), targets (N) int64 ->
+  // summed cross-entropy over the targets that are not ignore_index. Draws the same dropout as logits().
+  CrossEntropy loss(const Variable& h_tilde, const Tensor& targets, int64_t ignore_index, double label_smoothing,
+                    Generator* gen) const;
 
   const Embedding& embedding() const { return *embedding_; }
   const Attention& attention() const { return *attention_; }

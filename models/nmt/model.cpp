@@ -62,6 +62,23 @@ CrossEntropy NmtModel::loss(const Variable& logits, const Tensor& tgt_out, doubl
   return cross_entropy(logits, targets, cfg_.pad_id, label_smoothing);
 }
 
+CrossEntropy NmtModel::forward_loss(const Tensor& src, const std::vector<int64_t>& src_lengths,
+                                   const Tensor& tgt_in, const Tensor& tgt_out, double label_smoothing,
+                                   Generator* gen) const {
+  check_id_batch("model target", tgt_in, {});
+  check_id_batch("model loss target", tgt_out, {});
+  LUONG_CHECK(tgt_in.size(0) == src.size(0), "model: source batch ", src.size(0), " vs target batch ",
+              tgt_in.size(0));
+  LUONG_CHECK(tgt_out.shape() == tgt_in.shape(), "model: target input ", shape_str(tgt_in.shape()),
+              " and target output ", shape_str(tgt_out.shape()), " differ in shape");
+  DecoderState state = encode(src, src_lengths, gen);
+  const Device dev = decoder_->embedding().weight().device();
+  const Tensor tgt = time_major_ids(tgt_in, dev);                           // (T, B)
+  Variable h_tilde = decoder_->forward(tgt, state, gen);                    // (T, B, H)
+  const Tensor targets = time_major_ids(tgt_out, dev).view({tgt_out.numel()});
+  return decoder_->loss(reshape(h_tilde, {tgt.numel(), cfg_.hidden_size}), targets, cfg_.pad_id, label_smoothing, gen);
+}
+
 DecoderState NmtModel::encode(const Tensor& src, const std::vector<int64_t>& src_lengths, Generator* gen) const {
   return decoder_->initial_state(encoder_->forward(src, src_lengths, gen));
 }

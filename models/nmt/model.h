@@ -35,6 +35,10 @@ class NmtModel : public Module {
                    Generator* gen = nullptr) const;
   // logits from forward(), tgt_out (B, T) int64 (target + EOS, padded with pad_id, which is ignored).
   CrossEntropy loss(const Variable& logits, const Tensor& tgt_out, double label_smoothing = 0.0) const;
+  // forward() and loss() in one, with the generator fused into the loss: the logits are never a tensor of
+  // their own (one vocabulary-sized buffer instead of three). What training and validation use.
+  CrossEntropy forward_loss(const Tensor& src, const std::vector<int64_t>& src_lengths, const Tensor& tgt_in,
+                            const Tensor& tgt_out, double label_smoothing = 0.0, Generator* gen = nullptr) const;
 
   // The step-wise API.
   DecoderState encode(const Tensor& src, const std::vector<int64_t>& src_lengths, Generator* gen = nullptr) const;

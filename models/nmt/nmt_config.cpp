@@ -97,6 +97,13 @@ void add_train(ConfigSchema& s) {
   bounded(s.add_int("train.max_bad_steps", 5, "Stop after this many consecutive steps with a NaN/Inf loss (such "
                                               "steps are skipped)."),
           1);
+  s.add_choice("train.precision", "fp32", {"fp32", "tf32", "bf16"},
+               "Precision of the float32 GEMMs (matmuls, LSTM gate projections, output layer), forward and "
+               "backward: fp32 (full float32), tf32 (inputs rounded to a 10-bit mantissa) or bf16 (inputs rounded "
+               "to bfloat16), always with float32 accumulation. Parameters, gradients, optimizer state and "
+               "activations stay float32. CUDA uses tensor cores; the CPU emulates the rounding (slower, for "
+               "testing and CPU/GPU agreement). `luong eval` / `translate` use the checkpoint's value. See "
+               "docs/MIXED_PRECISION.md.");
 }
 
 void add_optim(ConfigSchema& s) {
@@ -204,6 +211,7 @@ NmtConfig nmt_config_from(const Config& c) {
   t.early_stopping = c.get_int("train.early_stopping");
   t.label_smoothing = c.get_number("train.label_smoothing");
   t.max_bad_steps = c.get_int("train.max_bad_steps");
+  t.precision = c.get_string("train.precision");
 
   OptimConfig& o = n.optim;
   o.name = c.get_string("optim.name");

@@ -39,6 +39,7 @@ struct TrainConfig {
   int64_t early_stopping = 0;         // patience in validations; 0 = off
   double label_smoothing = 0.0;
   int64_t max_bad_steps = 5;          // consecutive non-finite losses before the run stops
+  std::string precision = "fp32";     // fp32 | tf32 | bf16: float32 GEMMs (framework/core/precision.h)
 };
 
 struct OptimConfig {

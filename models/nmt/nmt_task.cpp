@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "framework/core/precision.h"
 #include "framework/io/checkpoint.h"
 #include "models/nmt/data/text_reader.h"
 
@@ -75,6 +76,11 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   flat_ = std::make_unique<FlatParameters>(params, device_);
   log(str("model: ", flat_->numel(), " parameters, attention ", mc.attention, ", ", mc.layers, " x ", mc.hidden_size,
           " LSTM, device ", device_));
+  // train.precision: process-wide, read by every float32 GEMM; parameters and optimizer state stay float32.
+  set_gemm_precision(parse_gemm_precision(cfg.train.precision));
+  if (gemm_precision() != GemmPrecision::fp32)
+    log(str("precision: float32 GEMMs with ", cfg.train.precision, " inputs (float32 accumulation, weights, "
+            "optimizer state and activations)"));
 }
 
 bool NmtTask::next_batch() {
@@ -94,8 +100,8 @@ StepResult NmtTask::forward_backward() {
   Generator dropout_gen(cfg_.seed + static_cast<uint64_t>(group_.rank()) * kRankStride,
                         static_cast<uint64_t>(step_) << 32);
   model_->train();
-  Variable logits = model_->forward(batch_->src, lengths_of(batch_->src_lengths), batch_->tgt_in, &dropout_gen);
-  CrossEntropy ce = model_->loss(logits, batch_->tgt_out, cfg_.train.label_smoothing);
+  CrossEntropy ce = model_->forward_loss(batch_->src, lengths_of(batch_->src_lengths), batch_->tgt_in,
+                                         batch_->tgt_out, cfg_.train.label_smoothing, &dropout_gen);
   ce.loss.backward();
   return {ce.loss.data().item(), ce.tokens, batch_->sentences};
 }
@@ -113,8 +119,8 @@ ValidationResult evaluate_loss(const NmtModel& model, const Corpus& corpus, int6
   for (int64_t start = 0; start < n; start += batch_size) {
     std::vector<int64_t> idx(order.begin() + start, order.begin() + std::min(n, start + batch_size));
     Batch b = make_batch(corpus, idx);
-    Variable logits = model.forward(b.src.to(device), lengths_of(b.src_lengths), b.tgt_in.to(device), nullptr);
-    CrossEntropy ce = model.loss(logits, b.tgt_out.to(device), 0.0);
+    CrossEntropy ce = model.forward_loss(b.src.to(device), lengths_of(b.src_lengths), b.tgt_in.to(device),
+                                         b.tgt_out.to(device), 0.0, nullptr);
     r.loss_sum += ce.loss.data().item();
     r.tokens += ce.tokens;
   }

@@ -71,6 +71,17 @@ void add_linear_algebra(std::map<std::string, ParityCase>& c) {
     LstmState s2 = lstm_cell(proj, s, Variable(), U, bias);
     return add(add(b.weighted_sum(s2.h, 1), b.weighted_sum(s2.c, 2)), b.weighted_sum(s.c, 3));
   };
+  c["lstm_sequence"] = [](CaseBuilder& b) {
+    const int64_t T = 7, B = 37, H = 65;
+    Variable proj = b.leaf({T, B, 4 * H}), h = b.leaf({B, H}), cell = b.leaf({B, H});
+    Variable U = b.leaf({H, 4 * H}, -0.3, 0.3), bias = b.leaf({4 * H});
+    std::vector<int64_t> lengths(static_cast<size_t>(B));
+    for (int64_t i = 0; i < B; ++i) lengths[static_cast<size_t>(i)] = 1 + (i * 5) % T;
+    LstmSequenceResult f = lstm_sequence(proj, {h, cell}, U, bias, lengths, false);
+    LstmSequenceResult r = lstm_sequence(proj, {h, cell}, U, bias, lengths, true);
+    Variable s = add(b.weighted_sum(f.outputs, 1), b.weighted_sum(f.final.c, 2));
+    return add(s, add(b.weighted_sum(r.outputs, 3), b.weighted_sum(r.final.h, 4)));
+  };
 }
 
 void add_elementwise(std::map<std::string, ParityCase>& c) {
@@ -122,6 +133,17 @@ void add_softmax_family(std::map<std::string, ParityCase>& c) {
     t[3] = t[40] = -100;
     Tensor targets = b.ids(t, {rows});
     return add(cross_entropy(logits, targets).loss, mul_scalar(cross_entropy(logits, targets, -100, 0.1).loss, 0.5));
+  };
+  c["linear_cross_entropy"] = [](CaseBuilder& b) {
+    const int64_t rows = 67, hidden = 45, vocab = 5003;
+    Variable x = b.leaf({rows, hidden}, -1, 1);
+    Variable w = b.leaf({hidden, vocab}, -0.3, 0.3);
+    Variable bias = b.leaf({vocab}, -1, 1);
+    std::vector<int64_t> t = random_ids(b.gen(), rows, vocab);
+    t[3] = t[40] = -100;
+    Tensor targets = b.ids(t, {rows});
+    return add(linear_cross_entropy(x, w, bias, targets).loss,
+               mul_scalar(linear_cross_entropy(x, w, Variable(), targets, -100, 0.1).loss, 0.5));
   };
 }
 

@@ -77,6 +77,15 @@ std::map<std::string, std::function<OpCase(Generator&)>> op_cases() {
                     return add(cross_entropy(v[0], t).loss, mul_scalar(cross_entropy(v[0], t, -100, 0.1).loss, 0.5));
                   }};
   };
+  c["linear_cross_entropy"] = [](Generator& g) {
+    Tensor t = Tensor::from_ids({2, 0, -100, 6, 3}, {5});
+    return OpCase{{random_leaf(g, {5, 4}), random_leaf(g, {4, 7}), random_leaf(g, {7})},
+                  [t](const std::vector<Variable>& v) {
+                    Variable plain = linear_cross_entropy(v[0], v[1], v[2], t).loss;
+                    Variable smoothed = linear_cross_entropy(v[0], v[1], Variable(), t, -100, 0.1).loss;
+                    return add(plain, mul_scalar(smoothed, 0.5));
+                  }};
+  };
   c["embedding"] = [](Generator& g) {
     Tensor ids = Tensor::from_ids({1, 3, 0, 3, 5, 1}, {2, 3});
     return OpCase{{random_leaf(g, {6, 4})}, [ids](const std::vector<Variable>& v) {
@@ -141,6 +150,20 @@ std::map<std::string, std::function<OpCase(Generator&)>> op_cases() {
                     // A second step on a precomputed projection (no W), and only c used from the first.
                     LstmState s2 = lstm_cell(v[6], s, Variable(), v[4], v[5]);
                     return add(add(weighted_sum(s2.h, 1), weighted_sum(s2.c, 2)), weighted_sum(s.c, 3));
+                  }};
+  };
+  c["lstm_sequence"] = [](Generator& g) {
+    const int64_t T = 4, B = 3, H = 2;
+    return OpCase{{random_leaf(g, {T, B, 4 * H}), random_leaf(g, {B, H}), random_leaf(g, {B, H}),
+                   random_leaf(g, {H, 4 * H}), random_leaf(g, {4 * H})},
+                  [](const std::vector<Variable>& v) {
+                    // Mixed lengths (padding carried) in both directions; outputs and final state all used.
+                    const std::vector<int64_t> lengths{4, 2, 3};
+                    LstmSequenceResult f = lstm_sequence(v[0], {v[1], v[2]}, v[3], v[4], lengths, false);
+                    LstmSequenceResult r = lstm_sequence(v[0], {v[1], v[2]}, v[3], v[4], lengths, true);
+                    Variable s = add(weighted_sum(f.outputs, 1), weighted_sum(f.final.c, 2));
+                    s = add(s, add(weighted_sum(r.outputs, 3), weighted_sum(r.final.h, 4)));
+                    return add(s, weighted_sum(f.final.h, 5));
                   }};
   };
   return c;

@@ -4,6 +4,7 @@
 
 #include "framework/core/philox.h"
 #include "framework/kernels/cpu/parallel.h"
+#include "framework/kernels/cpu/vec_math.h"
 
 namespace luong::cpu {
 
@@ -12,11 +13,11 @@ void unary_forward(UnaryKind k, int64_t n, const T* x, T* y) {
   switch (k) {
     case UnaryKind::tanh:
 #pragma omp parallel for schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]);
+      for (int64_t i = 0; i < n; ++i) y[i] = act_tanh(x[i]);
       break;
     case UnaryKind::sigmoid:
 #pragma omp parallel for schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) y[i] = T(1) / (T(1) + std::exp(-x[i]));
+      for (int64_t i = 0; i < n; ++i) y[i] = act_sigmoid(x[i]);
       break;
     case UnaryKind::relu:
 #pragma omp parallel for simd schedule(static) if (n > kParallelGrain)

@@ -2,6 +2,12 @@
 
 #include <cblas.h>
 
+#include <type_traits>
+#include <vector>
+
+#include "framework/core/precision.h"
+#include "framework/kernels/cpu/parallel.h"
+
 namespace luong::cpu {
 namespace {
 
@@ -19,15 +25,50 @@ void blas(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const
               static_cast<int>(tb ? k : n), beta, c, static_cast<int>(n));
 }
 
+// Reduced-precision float32 GEMMs (train.precision = tf32 | bf16; framework/core/precision.h), emulated:
+// A and B are rounded (round to nearest even) into scratch float32 buffers, then sgemm runs on them. A
+// product of two bf16 values (8-bit significands) or two tf32 values (11-bit significands) is exact in
+// float32, so this computes what tensor cores compute: rounded inputs, float32 accumulation (summation
+// order aside). It exists for tests and for CPU/GPU agreement, not for speed: the rounding pass and the
+// scratch copies make it slower than plain sgemm. The scratch is per thread and grows to the largest
+// operand seen, then stays (no allocation per call in steady state).
+void round_into(std::vector<float>& out, const float* x, int64_t count, int mantissa_bits) {
+  if (out.size() < static_cast<size_t>(count)) out.resize(static_cast<size_t>(count));
+  float* y = out.data();
+#pragma omp parallel for schedule(static) if (count >= kParallelGrain)
+  for (int64_t i = 0; i < count; ++i) y[i] = round_mantissa_rne(x[i], mantissa_bits);
+}
+
+int reduced_mantissa_bits(GemmPrecision p) { return p == GemmPrecision::bf16 ? 7 : 10; }
+
+// Returns true when it ran the GEMM(s) in reduced precision, false for fp32 (the caller runs plain sgemm).
+bool reduced_gemm(bool ta, bool tb, int64_t batch, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  const float* b, float beta, float* c) {
+  const GemmPrecision p = gemm_precision();
+  if (p == GemmPrecision::fp32) return false;
+  thread_local std::vector<float> ra, rb;
+  const int bits = reduced_mantissa_bits(p);
+  round_into(ra, a, batch * m * k, bits);
+  round_into(rb, b, batch * k * n, bits);
+  for (int64_t i = 0; i < batch; ++i)
+    blas(ta, tb, m, n, k, alpha, ra.data() + i * m * k, rb.data() + i * k * n, beta, c + i * m * n);
+  return true;
+}
+
+template <class T>
+void scale_only(int64_t count, T beta, T* c) {  // BLAS leaves C untouched for k == 0 only when beta == 1
+  for (int64_t i = 0; i < count; ++i) c[i] = beta == T(0) ? T(0) : beta * c[i];
+}
+
 }  // namespace
 
 template <class T>
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, const T* b, T beta,
           T* c) {
   if (m == 0 || n == 0) return;
-  if (k == 0) {  // BLAS leaves C untouched for k == 0 only when beta == 1; make beta explicit.
-    for (int64_t i = 0; i < m * n; ++i) c[i] = beta == T(0) ? T(0) : beta * c[i];
-    return;
+  if (k == 0) return scale_only(m * n, beta, c);  // make beta explicit
+  if constexpr (std::is_same_v<T, float>) {  // float64 GEMMs are always full precision
+    if (reduced_gemm(trans_a, trans_b, 1, m, n, k, alpha, a, b, beta, c)) return;
   }
   blas(trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
 }
@@ -35,7 +76,13 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
 template <class T>
 void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
                   const T* b, T beta, T* c) {
-  for (int64_t i = 0; i < batch; ++i) gemm<T>(trans_a, trans_b, m, n, k, alpha, a + i * m * k, b + i * k * n, beta, c + i * m * n);
+  if (batch == 0 || m == 0 || n == 0) return;
+  if (k == 0) return scale_only(batch * m * n, beta, c);
+  if constexpr (std::is_same_v<T, float>) {
+    if (reduced_gemm(trans_a, trans_b, batch, m, n, k, alpha, a, b, beta, c)) return;  // rounds all items once
+  }
+  for (int64_t i = 0; i < batch; ++i)
+    blas(trans_a, trans_b, m, n, k, alpha, a + i * m * k, b + i * k * n, beta, c + i * m * n);
 }
 
 template void gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, const float*, float, float*);

@@ -1,10 +1,71 @@
 #include "framework/kernels/cpu/lstm_cell.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "framework/kernels/cpu/parallel.h"
+#include "framework/kernels/cpu/vec_math.h"
 
 namespace luong::cpu {
+namespace {
+
+
+// One row's gates through separate restrict pointers (i, f, g, o blocks of z and gates): GCC vectorises the
+// loop only when it can see the blocks do not overlap (measured: 5.5% of a benchmark step scalar).
+template <class T>
+void cell_forward_row(int64_t hidden, const T* __restrict zi, const T* __restrict zf, const T* __restrict zg,
+                      const T* __restrict zo, const T* __restrict c_prev, T* __restrict gi, T* __restrict gf,
+                      T* __restrict gg, T* __restrict go, T* __restrict c, T* __restrict tanh_c, T* __restrict h) {
+  for (int64_t j = 0; j < hidden; ++j) {
+    const T i = act_sigmoid(zi[j]);
+    const T f = act_sigmoid(zf[j]);
+    const T g = act_tanh(zg[j]);
+    const T o = act_sigmoid(zo[j]);
+    gi[j] = i;
+    gf[j] = f;
+    gg[j] = g;
+    go[j] = o;
+    const T cv = f * c_prev[j] + i * g;
+    const T tc = act_tanh(cv);
+    c[j] = cv;
+    tanh_c[j] = tc;
+    h[j] = o * tc;
+  }
+}
+
+template <class T>
+void cell_backward_row(int64_t hidden, const T* __restrict gi, const T* __restrict gf, const T* __restrict gg,
+                       const T* __restrict go, const T* __restrict c_prev, const T* __restrict tanh_c,
+                       const T* __restrict dh, const T* __restrict dc, T* __restrict dzi, T* __restrict dzf,
+                       T* __restrict dzg, T* __restrict dzo, T* __restrict dc_prev) {
+  if (dh && dc && dc_prev) {  // the common case, without the null checks that keep the loop scalar
+    for (int64_t j = 0; j < hidden; ++j) {
+      const T i = gi[j], f = gf[j], g = gg[j], o = go[j];
+      const T tc = tanh_c[j];
+      const T dct = dc[j] + dh[j] * o * (T(1) - tc * tc);
+      dzi[j] = dct * g * i * (T(1) - i);
+      dzf[j] = dct * c_prev[j] * f * (T(1) - f);
+      dzg[j] = dct * i * (T(1) - g * g);
+      dzo[j] = dh[j] * tc * o * (T(1) - o);
+      dc_prev[j] += dct * f;
+    }
+    return;
+  }
+  for (int64_t j = 0; j < hidden; ++j) {
+    const T i = gi[j], f = gf[j], g = gg[j], o = go[j];
+    const T tc = tanh_c[j];
+    const T dhk = dh ? dh[j] : T(0);
+    // dc total = incoming dc + dh * o * (1 - tanh(c)^2)
+    const T dct = (dc ? dc[j] : T(0)) + dhk * o * (T(1) - tc * tc);
+    dzi[j] = dct * g * i * (T(1) - i);
+    dzf[j] = dct * c_prev[j] * f * (T(1) - f);
+    dzg[j] = dct * i * (T(1) - g * g);
+    dzo[j] = dhk * tc * o * (T(1) - o);
+    if (dc_prev) dc_prev[j] += dct * f;
+  }
+}
+
+}  // namespace
 
 template <class T>
 void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* tanh_c, T* h) {
@@ -12,19 +73,9 @@ void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_pre
   for (int64_t b = 0; b < batch; ++b) {
     const T* zb = z + b * 4 * hidden;
     T* gb = gates + b * 4 * hidden;
-    for (int64_t j = 0; j < hidden; ++j) {
-      const T i = T(1) / (T(1) + std::exp(-zb[j]));
-      const T f = T(1) / (T(1) + std::exp(-zb[hidden + j]));
-      const T g = std::tanh(zb[2 * hidden + j]);
-      const T o = T(1) / (T(1) + std::exp(-zb[3 * hidden + j]));
-      gb[j] = i, gb[hidden + j] = f, gb[2 * hidden + j] = g, gb[3 * hidden + j] = o;
-      const int64_t k = b * hidden + j;
-      const T cv = f * c_prev[k] + i * g;
-      const T tc = std::tanh(cv);
-      c[k] = cv;
-      tanh_c[k] = tc;
-      h[k] = o * tc;
-    }
+    const int64_t k = b * hidden;
+    cell_forward_row(hidden, zb, zb + hidden, zb + 2 * hidden, zb + 3 * hidden, c_prev + k, gb, gb + hidden,
+                     gb + 2 * hidden, gb + 3 * hidden, c + k, tanh_c + k, h + k);
   }
 }
 
@@ -35,22 +86,27 @@ void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* 
   for (int64_t b = 0; b < batch; ++b) {
     const T* gb = gates + b * 4 * hidden;
     T* dzb = dz + b * 4 * hidden;
-    for (int64_t j = 0; j < hidden; ++j) {
-      const int64_t k = b * hidden + j;
-      const T i = gb[j], f = gb[hidden + j], g = gb[2 * hidden + j], o = gb[3 * hidden + j];
-      const T tc = tanh_c[k];
-      const T dhk = dh ? dh[k] : T(0);
-      // dc total = incoming dc + dh * o * (1 - tanh(c)^2)
-      const T dct = (dc ? dc[k] : T(0)) + dhk * o * (T(1) - tc * tc);
-      dzb[j] = dct * g * i * (T(1) - i);
-      dzb[hidden + j] = dct * c_prev[k] * f * (T(1) - f);
-      dzb[2 * hidden + j] = dct * i * (T(1) - g * g);
-      dzb[3 * hidden + j] = dhk * tc * o * (T(1) - o);
-      if (dc_prev) dc_prev[k] += dct * f;
-    }
+    const int64_t k = b * hidden;
+    cell_backward_row(hidden, gb, gb + hidden, gb + 2 * hidden, gb + 3 * hidden, c_prev + k, tanh_c + k,
+                      dh ? dh + k : nullptr, dc ? dc + k : nullptr, dzb, dzb + hidden, dzb + 2 * hidden,
+                      dzb + 3 * hidden, dc_prev ? dc_prev + k : nullptr);
   }
 }
 
+template <class T>
+void lstm_carry_rows(int64_t rows, int64_t cols, const uint8_t* keep, const T* prev, T* x) {
+  for (int64_t r = 0; r < rows; ++r) {
+    if (keep[r]) continue;
+    T* xr = x + r * cols;
+    if (prev)
+      std::copy_n(prev + r * cols, cols, xr);
+    else
+      std::fill_n(xr, cols, T(0));
+  }
+}
+
+template void lstm_carry_rows<float>(int64_t, int64_t, const uint8_t*, const float*, float*);
+template void lstm_carry_rows<double>(int64_t, int64_t, const uint8_t*, const double*, double*);
 template void lstm_cell_forward<float>(int64_t, int64_t, const float*, const float*, float*, float*, float*, float*);
 template void lstm_cell_forward<double>(int64_t, int64_t, const double*, const double*, double*, double*, double*,
                                         double*);

@@ -15,4 +15,9 @@ template <class T>
 void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* tanh_c, const T* dh,
                         const T* dc, T* dz, T* dc_prev);
 
+// Padding in a sequence (ops/lstm_sequence.cpp): rows r with keep[r] == 0 take prev's row (or zeros when
+// prev is null) in x (rows, cols); rows with keep[r] != 0 are left alone.
+template <class T>
+void lstm_carry_rows(int64_t rows, int64_t cols, const uint8_t* keep, const T* prev, T* x);
+
 }  // namespace luong::cpu

@@ -6,6 +6,7 @@
 
 #include "framework/core/cuda_info.h"
 #include "framework/core/error.h"
+#include "framework/core/precision.h"
 #include "framework/kernels/cuda/runtime.h"
 #include "framework/memory/cuda_allocator.h"
 #include "framework/tensor/device_copy.h"
@@ -17,7 +18,6 @@ constexpr int kMaxDevices = 64;
 // 32 MiB: the cuBLAS guide's recommended workspace for Hopper.
 constexpr size_t kBlasWorkspaceBytes = size_t{32} << 20;
 
-std::atomic<bool> g_tf32{false};
 std::atomic<bool> g_deterministic{true};
 std::mutex g_mutex;
 // Created on first use and never destroyed: tensors freed during static destruction still reach their
@@ -51,8 +51,6 @@ class DeviceGuard {
   bool changed_ = false;
 };
 
-cublasMath_t math_mode() { return g_tf32.load() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH; }
-
 DeviceContext* create_context(int device) {
   DeviceGuard guard(device);
   auto* ctx = new DeviceContext;
@@ -62,7 +60,9 @@ DeviceContext* create_context(int device) {
   LUONG_CUBLAS_CHECK(cublasSetStream(ctx->blas, ctx->stream));
   LUONG_CUDA_CHECK(cudaMalloc(&ctx->blas_workspace, kBlasWorkspaceBytes));
   LUONG_CUBLAS_CHECK(cublasSetWorkspace(ctx->blas, ctx->blas_workspace, kBlasWorkspaceBytes));
-  LUONG_CUBLAS_CHECK(cublasSetMathMode(ctx->blas, math_mode()));
+  // Default math: no TF32 behind the caller's back. Reduced precision is chosen per call by cuda::gemm
+  // from gemm_precision() (framework/core/precision.h) through the compute type.
+  LUONG_CUBLAS_CHECK(cublasSetMathMode(ctx->blas, CUBLAS_DEFAULT_MATH));
   LUONG_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ctx->partials), sizeof(double) * (kMaxReduceBlocks + 1)));
   ctx->result = ctx->partials + kMaxReduceBlocks;
   LUONG_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ctx->host_result), sizeof(double)));
@@ -152,13 +152,8 @@ int current_device() {
 
 void synchronize() { LUONG_CUDA_CHECK(cudaStreamSynchronize(stream())); }
 
-void set_tf32(bool on) {
-  g_tf32.store(on);
-  std::lock_guard<std::mutex> lock(g_mutex);
-  for (auto& slot : g_contexts)
-    if (DeviceContext* ctx = slot.load()) LUONG_CUBLAS_CHECK(cublasSetMathMode(ctx->blas, math_mode()));
-}
-bool tf32() { return g_tf32.load(); }
+void set_tf32(bool on) { set_gemm_precision(on ? GemmPrecision::tf32 : GemmPrecision::fp32); }
+bool tf32() { return gemm_precision() == GemmPrecision::tf32; }
 
 void set_deterministic(bool on) { g_deterministic.store(on); }
 bool deterministic() { return g_deterministic.load(); }

@@ -21,9 +21,12 @@ int current_device();
 // Waits for all work queued on the current device's stream.
 void synchronize();
 
-// TF32 tensor-core math for float32 GEMMs (cublasSetMathMode CUBLAS_TF32_TENSOR_OP_MATH): about 8x the
-// float32 rate with a 10-bit mantissa in the products. Off by default: the CPU parity tests need full
-// float32. Applies to every device's cuBLAS handle, present and future.
+// TF32 tensor-core math for float32 GEMMs: about 8x the float32 rate with a 10-bit mantissa in the
+// products. Off by default: the CPU parity tests need full float32. A shorthand for the process-wide GEMM
+// precision (framework/core/precision.h), the single source of truth: set_tf32(true) selects
+// GemmPrecision::tf32, set_tf32(false) GemmPrecision::fp32 (whatever was set before, bf16 included);
+// tf32() is gemm_precision() == GemmPrecision::tf32. cuda::gemm passes the matching cuBLAS compute type on
+// each call, so every device's handle follows it at once.
 void set_tf32(bool on);
 bool tf32();
 

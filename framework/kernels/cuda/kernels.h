@@ -45,6 +45,14 @@ template <class T>
 void cross_entropy_backward(int64_t rows, int64_t cols, const T* logp, const int64_t* target, int64_t ignore_index,
                             T eps, T g, T* glogits);
 
+// --- the generator's in-place cross-entropy (cross_entropy_inplace.cu); see kernels/cpu/cross_entropy_inplace.h ---
+template <class T>
+void cross_entropy_inplace_forward(int64_t rows, int64_t cols, T* z, const int64_t* target, int64_t ignore_index,
+                                   T eps, T* row_loss);
+template <class T>
+void cross_entropy_inplace_backward(int64_t rows, int64_t cols, T* p, const int64_t* target, int64_t ignore_index,
+                                    T eps, T g);
+
 // --- GEMM through cuBLAS (gemm.cpp); see kernels/cpu/gemm.h ---
 template <class T>
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, const T* b, T beta, T* c);
@@ -58,6 +66,8 @@ void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_pre
 template <class T>
 void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* tanh_c, const T* dh,
                         const T* dc, T* dz, T* dc_prev);
+template <class T>
+void lstm_carry_rows(int64_t rows, int64_t cols, const uint8_t* keep, const T* prev, T* x);
 
 // --- gathers and block copies (gather.cu, embedding_backward.cu); see kernels/cpu/gather.h ---
 template <class T>
@@ -79,7 +89,7 @@ template <class T>
 void adam_update(int64_t n, T* param, const T* grad, T* m, T* v, T lr, T beta1, T beta2, T eps, T weight_decay,
                  bool decoupled, T bias_correction1, T bias_correction2);
 
-// --- bf16 mixed precision (gemm_bf16.cpp, bf16.cu); not used by the ops yet ---
+// --- bf16 mixed precision (gemm_bf16.cpp, bf16.cu): gemm.cpp uses these under train.precision = bf16 ---
 // bf16 values are stored as their raw 16 bits (the top half of a float32), as DType::bf16 tensors hold them.
 // C = alpha * op(A) op(B) + beta * C with bf16 A and B, float32 accumulation (cublasGemmEx, CUBLAS_COMPUTE_32F),
 // and C in float32 or bf16. Row-major, same conventions as gemm().

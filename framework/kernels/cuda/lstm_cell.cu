@@ -49,6 +49,13 @@ __global__ void lstm_cell_backward_kernel(int64_t batch, int64_t hidden, const T
   }
 }
 
+template <class T>
+__global__ void lstm_carry_rows_kernel(int64_t rows, int64_t cols, const uint8_t* keep, const T* prev, T* x) {
+  const int64_t total = rows * cols;
+  for (int64_t k = global_index(); k < total; k += global_stride())
+    if (!keep[k / cols]) x[k] = prev ? prev[k] : T(0);
+}
+
 }  // namespace
 
 template <class T>
@@ -68,6 +75,15 @@ void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* 
   LUONG_CUDA_CHECK_LAUNCH("lstm_cell_backward_kernel");
 }
 
+template <class T>
+void lstm_carry_rows(int64_t rows, int64_t cols, const uint8_t* keep, const T* prev, T* x) {
+  if (rows * cols == 0) return;
+  lstm_carry_rows_kernel<<<grid_for(rows * cols), kThreads, 0, stream()>>>(rows, cols, keep, prev, x);
+  LUONG_CUDA_CHECK_LAUNCH("lstm_carry_rows_kernel");
+}
+
+template void lstm_carry_rows<float>(int64_t, int64_t, const uint8_t*, const float*, float*);
+template void lstm_carry_rows<double>(int64_t, int64_t, const uint8_t*, const double*, double*);
 template void lstm_cell_forward<float>(int64_t, int64_t, const float*, const float*, float*, float*, float*, float*);
 template void lstm_cell_forward<double>(int64_t, int64_t, const double*, const double*, double*, double*, double*,
                                         double*);

@@ -1,0 +1,166 @@
+// The fused generator + loss (ops/linear_cross_entropy.cpp) against its composition matmul + add +
+// cross_entropy: exact in float64, within float32 parity in float32 (which takes the vectorised exp of
+// kernels/cpu/vec_math.h); plus the in-place kernels' thread-count determinism and the exp's accuracy.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "framework/kernels/cpu/cross_entropy_inplace.h"
+#include "framework/kernels/cpu/parallel.h"
+#include "framework/kernels/cpu/vec_math.h"
+#include "framework/ops/ops.h"
+#include "tests/support/gradcheck.h"
+
+namespace luong {
+namespace {
+
+using testing::max_abs_diff;
+using testing::random_leaf;
+
+struct Result {
+  double loss = 0.0;
+  int64_t tokens = 0;
+  std::vector<Tensor> grads;
+};
+
+// inputs: x (N, H), W (H, V), b (V) or none; all float64 leaves, converted to `dtype` for the run.
+Result run(bool fused, const std::vector<Variable>& in64, const std::vector<int64_t>& targets, double eps,
+           DType dtype) {
+  std::vector<Variable> in;
+  for (const auto& v : in64) in.push_back(Variable(v.data().to(dtype), true));
+  const Tensor t = Tensor::from_ids(targets, {static_cast<int64_t>(targets.size())});
+  const Variable bias = in.size() > 2 ? in[2] : Variable();
+  CrossEntropy ce;
+  if (fused) {
+    ce = linear_cross_entropy(in[0], in[1], bias, t, -1, eps);
+  } else {
+    Variable logits = matmul(in[0], in[1]);
+    if (bias.defined()) logits = add(logits, bias);
+    ce = cross_entropy(logits, t, -1, eps);
+  }
+  ce.loss.backward();
+  Result r{ce.loss.data().item(), ce.tokens, {}};
+  for (const auto& v : in) r.grads.push_back(v.grad().to(DType::f64));
+  return r;
+}
+
+double max_abs(const Tensor& t) {
+  double m = 0.0;
+  for (double v : t.to_vector()) m = std::max(m, std::fabs(v));
+  return m;
+}
+
+TEST(LinearCrossEntropy, EqualsCompositionInFloat64) {
+  Generator g(31);
+  const std::vector<int64_t> targets{3, 0, 8, -1, 5, 0, 8};  // -1 = ignore
+  for (bool with_bias : {true, false}) {
+    for (double eps : {0.0, 0.1}) {
+      std::vector<Variable> in{random_leaf(g, {7, 5}, -2, 2), random_leaf(g, {5, 9})};
+      if (with_bias) in.push_back(random_leaf(g, {9}));
+      const Result fused = run(true, in, targets, eps, DType::f64);
+      const Result composed = run(false, in, targets, eps, DType::f64);
+      EXPECT_EQ(fused.tokens, 6);
+      EXPECT_NEAR(fused.loss, composed.loss, 1e-12) << "bias " << with_bias << " eps " << eps;
+      for (size_t k = 0; k < in.size(); ++k)
+        EXPECT_LT(max_abs_diff(fused.grads[k], composed.grads[k]), 1e-13) << "input " << k << " eps " << eps;
+    }
+  }
+}
+
+// float32 at the generator's real width, on the vectorised exp path: within the float32 parity budget of
+// the float64 composition (the same 1e-5 relative bound the PyTorch parity check uses).
+TEST(LinearCrossEntropy, Float32WithinParityOfFloat64) {
+  Generator g(32);
+  const int64_t N = 37, H = 29, V = 8003;
+  std::vector<Variable> in{random_leaf(g, {N, H}, -1, 1), random_leaf(g, {H, V}, -0.5, 0.5), random_leaf(g, {V})};
+  std::vector<int64_t> targets(static_cast<size_t>(N));
+  for (int64_t r = 0; r < N; ++r) targets[static_cast<size_t>(r)] = (r * 977) % V;
+  targets[4] = -1;
+  const Result f32 = run(true, in, targets, 0.1, DType::f32);
+  const Result ref = run(false, in, targets, 0.1, DType::f64);
+  EXPECT_NEAR(f32.loss, ref.loss, 1e-5 * std::fabs(ref.loss));
+  for (size_t k = 0; k < in.size(); ++k)
+    EXPECT_LT(max_abs_diff(f32.grads[k], ref.grads[k]), 1e-5 * max_abs(ref.grads[k])) << "input " << k;
+}
+
+TEST(LinearCrossEntropy, WithoutGradientKeepsNoBuffer) {
+  Generator g(33);
+  std::vector<Variable> in{random_leaf(g, {4, 3}), random_leaf(g, {3, 6}), random_leaf(g, {6})};
+  const Tensor t = Tensor::from_ids({1, 5, 0, 2}, {4});
+  const double with_grad = linear_cross_entropy(in[0], in[1], in[2], t).loss.data().item();
+  NoGradGuard no_grad;
+  CrossEntropy ce = linear_cross_entropy(in[0], in[1], in[2], t);
+  EXPECT_DOUBLE_EQ(ce.loss.data().item(), with_grad);
+  EXPECT_TRUE(ce.loss.is_leaf());
+}
+
+TEST(LinearCrossEntropy, ErrorsNameTheProblem) {
+  Generator g(34);
+  Variable x = random_leaf(g, {3, 4}), w = random_leaf(g, {4, 5});
+  try {
+    linear_cross_entropy(x, w, Variable(), Tensor::from_ids({1, 7, 0}, {3}));
+    FAIL() << "no error for a target outside the vocabulary";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("target 7 at row 1"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(linear_cross_entropy(x, random_leaf(g, {3, 5}), Variable(), Tensor::from_ids({1, 2, 0}, {3})), Error);
+  EXPECT_THROW(linear_cross_entropy(x, w, random_leaf(g, {4}), Tensor::from_ids({1, 2, 0}, {3})), Error);
+}
+
+TEST(LinearCrossEntropy, InPlaceKernelsAreBitwiseIdenticalForOneAndTwoThreads) {
+  const int64_t rows = 40, cols = 3001;  // > kParallelGrain elements: the parallel path
+  auto run_kernels = [&](int threads) {
+    cpu::set_num_threads(threads);
+    std::vector<float> z(static_cast<size_t>(rows * cols));
+    for (size_t i = 0; i < z.size(); ++i) z[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i))) * 6.0f;
+    std::vector<int64_t> t(static_cast<size_t>(rows));
+    for (int64_t r = 0; r < rows; ++r) t[static_cast<size_t>(r)] = r == 7 ? -1 : (r * 131) % cols;
+    std::vector<float> loss(static_cast<size_t>(rows));
+    cpu::cross_entropy_inplace_forward<float>(rows, cols, z.data(), t.data(), -1, 0.1f, loss.data());
+    cpu::cross_entropy_inplace_backward<float>(rows, cols, z.data(), t.data(), -1, 0.1f, 0.5f);
+    z.insert(z.end(), loss.begin(), loss.end());
+    return z;
+  };
+  const auto one = run_kernels(1), two = run_kernels(2);
+  cpu::set_num_threads(2);
+  ASSERT_EQ(one.size(), two.size());
+  EXPECT_EQ(0, std::memcmp(one.data(), two.data(), one.size() * sizeof(float)));
+}
+
+TEST(VecMath, FastExpIsWithinTwoUlpsAndPropagatesNan) {
+  double worst = 0.0;
+  for (int i = 0; i <= 200000; ++i) {
+    const float x = -87.0f + 175.0f * static_cast<float>(i) / 200000.0f;
+    const double want = std::exp(static_cast<double>(x));
+    worst = std::max(worst, std::fabs(cpu::fast_exp(x) - want) / want);
+  }
+  EXPECT_LT(worst, 2.4e-7);  // two float32 ulps
+  EXPECT_TRUE(std::isnan(cpu::fast_exp(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_EQ(cpu::fast_exp(0.0f), 1.0f);
+  std::vector<float> x{3.0f, -1.0f, 2.0f, 0.5f}, y(4);
+  const float s = cpu::exp_shifted_sum(x.data(), 3.0f, y.data(), 4);
+  EXPECT_NEAR(s, std::exp(0.0) + std::exp(-4.0) + std::exp(-1.0) + std::exp(-2.5), 1e-6);
+  EXPECT_EQ(cpu::row_max(x.data(), 4), 3.0f);
+}
+
+TEST(VecMath, FastSigmoidAndTanhAreWithinFloatRounding) {
+  double worst_sig = 0.0, worst_tanh = 0.0;
+  for (int i = -200000; i <= 200000; ++i) {
+    const float x = 20.0f * static_cast<float>(i) / 200000.0f;
+    const double xd = x;
+    const double sig = 1.0 / (1.0 + std::exp(-xd)), th = std::tanh(xd);
+    worst_sig = std::max(worst_sig, std::fabs(cpu::fast_sigmoid(x) - sig) / sig);
+    if (th != 0.0) worst_tanh = std::max(worst_tanh, std::fabs(cpu::fast_tanh(x) - th) / std::fabs(th));
+  }
+  EXPECT_LT(worst_sig, 4e-7);
+  EXPECT_LT(worst_tanh, 4e-7);  // relative, including tiny |x| where 1 - 2 / (e^2x + 1) would cancel
+  EXPECT_EQ(cpu::fast_tanh(0.0f), 0.0f);
+  EXPECT_EQ(cpu::fast_tanh(30.0f), 1.0f);
+  EXPECT_EQ(cpu::fast_tanh(-30.0f), -1.0f);
+  EXPECT_TRUE(std::isnan(cpu::fast_tanh(std::numeric_limits<float>::quiet_NaN())));
+}
+
+}  // namespace
+}  // namespace luong
