@@ -8,7 +8,8 @@ namespace luong {
 // CPUs (e.g. AMD Zen 4), silently falling back to SSE3 kernels several times slower. When the variable is
 // unset and the CPU has AVX-512 (or AVX2), this sets it (SkylakeX / Haswell) and re-executes the program
 // so the library loads again with it. It also defaults OPENBLAS_NUM_THREADS and OMP_NUM_THREADS so the
-// two thread pools do not oversubscribe the cores. A no-op when LUONG_NO_REEXEC=1 or nothing changes.
+// two thread pools do not oversubscribe the cores, and GOMP_SPINCOUNT so idle threads spin only briefly
+// (see the .cpp for the measurements). A no-op when LUONG_NO_REEXEC=1 or nothing changes.
 void configure_process(int argc, char** argv);
 
 // The OpenBLAS core actually in use (e.g. "SkylakeX", "Prescott"), for logs and benchmarks.
