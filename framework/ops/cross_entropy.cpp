@@ -3,6 +3,7 @@
 // never materialised separately.
 #include "framework/autograd/node.h"
 #include "framework/kernels/dispatch.h"
+#include "framework/ops/loss_targets.h"
 #include "framework/ops/op_registry.h"
 #include "framework/ops/ops.h"
 #include "framework/ops/tensor_math.h"
@@ -18,20 +19,8 @@ struct CrossEntropyOp : Node {
 
   static CrossEntropy forward(const Variable& logits, const Tensor& targets, int64_t ignore_index, double eps) {
     LUONG_CHECK(logits.dim() == 2, "cross_entropy: logits must be (N, V), got ", shape_str(logits.shape()));
-    LUONG_CHECK(targets.dtype() == DType::i64 && targets.numel() == logits.size(0),
-                "cross_entropy: targets must be int64 with ", logits.size(0), " elements, got ", targets.describe());
-    LUONG_CHECK(eps >= 0.0 && eps < 1.0, "cross_entropy: label_smoothing must be in [0, 1), got ", eps);
     const int64_t rows = logits.size(0), cols = logits.size(1);
-    // Validate targets on the host once (cheap: N ints) so a bad id names itself instead of reading garbage.
-    const Tensor host_t = targets.to(Device::cpu());
-    const int64_t* tp = host_t.data<int64_t>();
-    int64_t tokens = 0;
-    for (int64_t r = 0; r < rows; ++r) {
-      if (tp[r] == ignore_index) continue;
-      LUONG_CHECK(tp[r] >= 0 && tp[r] < cols, "cross_entropy: target ", tp[r], " at row ", r,
-                  " is outside the vocabulary [0, ", cols, ")");
-      ++tokens;
-    }
+    const int64_t tokens = check_loss_targets("cross_entropy", targets, rows, cols, ignore_index, eps);
     auto node = std::make_shared<CrossEntropyOp>();
     node->logp = Tensor::empty(logits.shape(), logits.dtype(), logits.device());
     node->targets = targets, node->ignore_index = ignore_index, node->eps = eps;

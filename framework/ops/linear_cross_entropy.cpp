@@ -6,6 +6,7 @@
 // percent of the step. Equal to the composition to float rounding (tests/ops/fused_vs_composed_test.cpp).
 #include "framework/autograd/node.h"
 #include "framework/kernels/dispatch.h"
+#include "framework/ops/loss_targets.h"
 #include "framework/ops/op_registry.h"
 #include "framework/ops/ops.h"
 #include "framework/ops/tensor_math.h"
@@ -30,20 +31,8 @@ struct LinearCrossEntropyOp : Node {
     LUONG_CHECK(x.dtype() == w.dtype() && (!b.defined() || b.dtype() == w.dtype()),
                 "linear_cross_entropy: dtype mismatch ", x.dtype(), " vs ", w.dtype());
     check_same_device("linear_cross_entropy", x.data(), w.data());
-    LUONG_CHECK(eps >= 0.0 && eps < 1.0, "linear_cross_entropy: label_smoothing must be in [0, 1), got ", eps);
     const int64_t rows = x.size(0), in_dim = x.size(1), vocab = w.size(1);
-    LUONG_CHECK(targets.dtype() == DType::i64 && targets.numel() == rows, "linear_cross_entropy: targets must be ",
-                "int64 with ", rows, " elements, got ", targets.describe());
-    // Validate the ids on the host (N ints) so a bad id names itself instead of reading out of bounds.
-    const Tensor host_t = targets.to(Device::cpu());
-    const int64_t* tp = host_t.data<int64_t>();
-    int64_t tokens = 0;
-    for (int64_t r = 0; r < rows; ++r) {
-      if (tp[r] == ignore_index) continue;
-      LUONG_CHECK(tp[r] >= 0 && tp[r] < vocab, "linear_cross_entropy: target ", tp[r], " at row ", r,
-                  " is outside the vocabulary [0, ", vocab, ")");
-      ++tokens;
-    }
+    const int64_t tokens = check_loss_targets("linear_cross_entropy", targets, rows, vocab, ignore_index, eps);
     auto node = std::make_shared<LinearCrossEntropyOp>();
     node->rows = rows, node->in_dim = in_dim, node->vocab = vocab, node->has_bias = b.defined();
     node->targets = targets, node->ignore_index = ignore_index, node->eps = eps;
