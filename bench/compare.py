@@ -85,18 +85,33 @@ def fmt(x, digits=0):
     return f"{x:,.{digits}f}"
 
 
+def gemm_gflop_per_step(shape):
+    """The model's GEMM work in one training step, in GFLOP: forward plus the two backward GEMMs (input and
+    weight gradients), 3x the forward multiply-adds x 2. General attention with input feeding, as both
+    implementations run it: h_t W_a per step, scores and context over the source, W_c [c; h], generator."""
+    e, h, layers, v = shape["embedding"], shape["hidden"], shape["layers"], shape["vocab"]
+    b, s, t = shape["batch"], shape["src_len"], shape["tgt_len"]
+    lstm = lambda rows, inp: rows * (inp * 4 * h + h * 4 * h)  # input and recurrent projections
+    macs = lstm(s * b, e) + (layers - 1) * lstm(s * b, h)              # encoder
+    macs += lstm(t * b, e + h) + (layers - 1) * lstm(t * b, h)         # decoder, input feeding on layer 0
+    macs += t * b * (h * h + 2 * s * h)                                # attention: h W_a, scores, context
+    macs += t * b * 2 * h * h + t * b * h * v                          # W_c [c; h] and the generator
+    return 3 * 2 * macs / 1e9
+
+
 def table(results, device):
     luong = [r for r in results if r["framework"].startswith("luong")]
     torch = [r for r in results if r["framework"].startswith("PyTorch")]
     best_torch = max(torch, key=lambda r: r["tokens_per_s"]) if torch else None
     gpu = device.startswith("cuda")
-    head = "| framework | threads / settings | target tokens/s | step (ms) | peak RSS (MB) |"
+    gflop = gemm_gflop_per_step(results[0]["shape"])
+    head = "| framework | threads / settings | target tokens/s | step (ms) | GEMM GFLOP/s | peak RSS (MB) |"
     head += " peak device memory (MB) |" if gpu else ""
     head += " tokens/s luong / PyTorch | RSS luong / PyTorch |"
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in luong + torch:
         row = (f"| {r['framework']} | {r['settings']} | {fmt(r['tokens_per_s'])} | {fmt(r['step_ms'], 1)} | "
-               f"{fmt(r['peak_rss_mb'])} |")
+               f"{fmt(gflop / (r['step_ms'] / 1e3), 1)} | {fmt(r['peak_rss_mb'])} |")
         if gpu:
             row += f" {fmt(r.get('peak_device_mb', 0))} |"
         if r in luong and best_torch:
@@ -150,7 +165,10 @@ def main():
           f"{shape['src_len']}, target {shape['tgt_len']} tokens; SGD, clip 5, no dropout; device {a.device}.",
           f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load_before[0]:.1f} before / "
           f"{load_after[0]:.1f} after; {a.rounds} round(s) x {a.windows} windows x {a.steps} steps after "
-          f"{a.warmup} warm-up steps; {time.strftime('%Y-%m-%d %H:%M')}.", "", table(results, a.device)]
+          f"{a.warmup} warm-up steps; {time.strftime('%Y-%m-%d %H:%M')}.",
+          f"GEMM work per step: {gemm_gflop_per_step(shape):.1f} GFLOP (forward and both backward GEMMs); the "
+          f"GEMM GFLOP/s column is that work divided by the step time, to set against the machine's GEMM rate "
+          f"(build/bench/engine_bench, bench/gpu_bench).", "", table(results, a.device)]
     imports = [r["import_rss_mb"] for r in results if "import_rss_mb" in r]
     if imports:
         md.append(f"\nPyTorch's peak RSS after `import torch` alone, before building the model: {min(imports):,.0f} MB.")
