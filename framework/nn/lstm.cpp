@@ -1,7 +1,5 @@
 #include "framework/nn/lstm.h"
 
-#include <algorithm>
-
 namespace luong {
 
 LstmLayer::LstmLayer(int64_t input_size, int64_t hidden_size, DType dtype) : input_(input_size), hidden_(hidden_size) {
@@ -24,11 +22,7 @@ LstmSequence LstmLayer::run(const Variable& x, const std::vector<int64_t>& lengt
                             bool reverse) const {
   LUONG_CHECK(x.dim() == 3 && x.size(2) == input_, "LstmLayer(", input_, " -> ", hidden_, "): input ",
               shape_str(x.shape()), " is not (T, B, ", input_, ")");
-  const int64_t T = x.size(0), B = x.size(1), H = hidden_;
-  LUONG_CHECK(static_cast<int64_t>(lengths.size()) == B, "LstmLayer: ", lengths.size(), " lengths for a batch of ",
-              B);
-  for (int64_t len : lengths)
-    LUONG_CHECK(len >= 1 && len <= T, "LstmLayer: sentence length ", len, " outside [1, ", T, "]");
+  const int64_t B = x.size(1), H = hidden_;  // lengths are checked by lstm_sequence
   const Variable proj = matmul(x, weight_ih_);  // (T, B, 4H): every step's input projection in one GEMM
   LstmState state = init;
   if (!state.h.defined()) state.h = Variable(Tensor::zeros({B, H}, x.dtype(), x.device()));

@@ -65,19 +65,23 @@ Variable Decoder::forward(const Tensor& tgt_in, DecoderState& state, Generator* 
   return stack(outs);
 }
 
+Decoder::OutputLayer Decoder::output_layer() const {
+  if (output_) return {output_->weight(), output_->bias()};
+  return {transpose(embedding_->weight(), 0, 1), output_bias_};  // eq. 6 with W_s = embeddingᵀ
+}
+
 Variable Decoder::logits(const Variable& h_tilde, Generator* gen) const {
   Variable h = dropout_->forward(h_tilde, gen);
-  if (output_) return output_->forward(h);
-  return add(matmul(h, transpose(embedding_->weight(), 0, 1)), output_bias_);  // eq. 6 with W_s = embeddingᵀ
+  const OutputLayer g = output_layer();
+  Variable z = matmul(h, g.weight);
+  return g.bias.defined() ? add(z, g.bias) : z;
 }
 
 CrossEntropy Decoder::loss(const Variable& h_tilde, const Tensor& targets, int64_t ignore_index,
                            double label_smoothing, Generator* gen) const {
   Variable h = dropout_->forward(h_tilde, gen);
-  if (output_)
-    return linear_cross_entropy(h, output_->weight(), output_->bias(), targets, ignore_index, label_smoothing);
-  return linear_cross_entropy(h, transpose(embedding_->weight(), 0, 1), output_bias_, targets, ignore_index,
-                              label_smoothing);
+  const OutputLayer g = output_layer();
+  return linear_cross_entropy(h, g.weight, g.bias, targets, ignore_index, label_smoothing);
 }
 
 }  // namespace luong::nmt

@@ -43,6 +43,13 @@ class Decoder : public Module {
   const Attention& attention() const { return *attention_; }
 
  private:
+  // The generator's weight (H, V) and bias: the output layer's, or the transposed target embedding and
+  // output_bias_ when tied. logits() and loss() both use it.
+  struct OutputLayer {
+    Variable weight, bias;
+  };
+  OutputLayer output_layer() const;
+
   // One step: emb_proj (B, 4H) is the embedding's share of layer 0's input projection.
   Variable step(const Variable& emb_proj, DecoderState& state, Generator* gen, Variable* weights) const;
 

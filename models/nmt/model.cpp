@@ -42,41 +42,41 @@ NmtModel::NmtModel(const ModelConfig& cfg, Generator& init_gen, DType dtype) : N
   init_parameters(cfg.init, cfg.init_range, init_gen);
 }
 
-Variable NmtModel::forward(const Tensor& src, const std::vector<int64_t>& src_lengths, const Tensor& tgt_in,
-                           Generator* gen) const {
+Variable NmtModel::decode_all(const Tensor& src, const std::vector<int64_t>& src_lengths, const Tensor& tgt_in,
+                              Generator* gen) const {
   check_id_batch("model target", tgt_in, {});
   LUONG_CHECK(tgt_in.size(0) == src.size(0), "model: source batch ", src.size(0), " vs target batch ",
               tgt_in.size(0));
   DecoderState state = encode(src, src_lengths, gen);
   const Tensor tgt = time_major_ids(tgt_in, decoder_->embedding().weight().device());  // (T, B)
   Variable h_tilde = decoder_->forward(tgt, state, gen);                               // (T, B, H)
-  Variable logits = decoder_->logits(h_tilde, gen);                                    // (T, B, V): one GEMM
-  return reshape(logits, {tgt.numel(), cfg_.tgt_vocab});
+  return reshape(h_tilde, {tgt.numel(), cfg_.hidden_size});                            // row t * B + b
+}
+
+Variable NmtModel::forward(const Tensor& src, const std::vector<int64_t>& src_lengths, const Tensor& tgt_in,
+                           Generator* gen) const {
+  return decoder_->logits(decode_all(src, src_lengths, tgt_in, gen), gen);  // (T * B, V): one GEMM
+}
+
+// tgt_out (B, T) as the time-major flat targets of the rows of forward() / decode_all().
+Tensor NmtModel::flat_targets(const Tensor& tgt_out, int64_t rows, Device device) const {
+  check_id_batch("model loss target", tgt_out, {});
+  LUONG_CHECK(rows == tgt_out.numel(), "model loss: ", rows, " output rows do not match targets ",
+              shape_str(tgt_out.shape()));
+  return time_major_ids(tgt_out, device).view({tgt_out.numel()});
 }
 
 CrossEntropy NmtModel::loss(const Variable& logits, const Tensor& tgt_out, double label_smoothing) const {
-  check_id_batch("model loss target", tgt_out, {});
-  LUONG_CHECK(logits.dim() == 2 && logits.size(0) == tgt_out.numel(), "model loss: logits ",
-              shape_str(logits.shape()), " do not match targets ", shape_str(tgt_out.shape()));
-  const Tensor targets = time_major_ids(tgt_out, logits.device()).view({tgt_out.numel()});
-  return cross_entropy(logits, targets, cfg_.pad_id, label_smoothing);
+  LUONG_CHECK(logits.dim() == 2, "model loss: logits must be (rows, vocabulary), got ", shape_str(logits.shape()));
+  return cross_entropy(logits, flat_targets(tgt_out, logits.size(0), logits.device()), cfg_.pad_id, label_smoothing);
 }
 
 CrossEntropy NmtModel::forward_loss(const Tensor& src, const std::vector<int64_t>& src_lengths,
                                    const Tensor& tgt_in, const Tensor& tgt_out, double label_smoothing,
                                    Generator* gen) const {
-  check_id_batch("model target", tgt_in, {});
-  check_id_batch("model loss target", tgt_out, {});
-  LUONG_CHECK(tgt_in.size(0) == src.size(0), "model: source batch ", src.size(0), " vs target batch ",
-              tgt_in.size(0));
-  LUONG_CHECK(tgt_out.shape() == tgt_in.shape(), "model: target input ", shape_str(tgt_in.shape()),
-              " and target output ", shape_str(tgt_out.shape()), " differ in shape");
-  DecoderState state = encode(src, src_lengths, gen);
-  const Device dev = decoder_->embedding().weight().device();
-  const Tensor tgt = time_major_ids(tgt_in, dev);                           // (T, B)
-  Variable h_tilde = decoder_->forward(tgt, state, gen);                    // (T, B, H)
-  const Tensor targets = time_major_ids(tgt_out, dev).view({tgt_out.numel()});
-  return decoder_->loss(reshape(h_tilde, {tgt.numel(), cfg_.hidden_size}), targets, cfg_.pad_id, label_smoothing, gen);
+  Variable h_tilde = decode_all(src, src_lengths, tgt_in, gen);
+  const Tensor targets = flat_targets(tgt_out, h_tilde.size(0), h_tilde.device());
+  return decoder_->loss(h_tilde, targets, cfg_.pad_id, label_smoothing, gen);
 }
 
 DecoderState NmtModel::encode(const Tensor& src, const std::vector<int64_t>& src_lengths, Generator* gen) const {

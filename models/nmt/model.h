@@ -52,6 +52,11 @@ class NmtModel : public Module {
   const Decoder& decoder() const { return *decoder_; }
 
  private:
+  // Encoder and teacher-forced decoder: h̃ of every target position, (T * B, H), time-major.
+  Variable decode_all(const Tensor& src, const std::vector<int64_t>& src_lengths, const Tensor& tgt_in,
+                      Generator* gen) const;
+  Tensor flat_targets(const Tensor& tgt_out, int64_t rows, Device device) const;
+
   const ModelConfig cfg_;
   std::shared_ptr<Encoder> encoder_;
   std::shared_ptr<Decoder> decoder_;

@@ -95,6 +95,34 @@ TEST(NmtModel, WholeModelGradientsMatchFiniteDifferences) {
   }
 }
 
+// The training path (forward_loss: the generator fused with its loss) computes what forward() + loss() do:
+// same loss and same gradient for every parameter, with dropout, label smoothing and tied embeddings.
+TEST(NmtModel, ForwardLossEqualsForwardThenLoss) {
+  for (bool tied : {false, true}) {
+    ModelConfig c = tiny_config();
+    c.dropout = 0.3, c.tie_embeddings = tied;
+    Generator init(5);
+    NmtModel m(c, init, DType::f64);
+    Batch batch;
+    auto run = [&](bool fused) {
+      for (auto& p : m.parameters()) p.set_grad_buffer(Tensor());
+      Generator drop(21);
+      CrossEntropy ce = fused ? m.forward_loss(batch.src, batch.src_lengths, batch.tgt_in, batch.tgt_out, 0.1, &drop)
+                              : m.loss(m.forward(batch.src, batch.src_lengths, batch.tgt_in, &drop), batch.tgt_out, 0.1);
+      ce.loss.backward();
+      std::vector<Tensor> grads;
+      for (auto& p : m.parameters()) grads.push_back(p.grad().clone());
+      return std::make_pair(ce, grads);
+    };
+    const auto [fused, fused_grads] = run(true);
+    const auto [plain, plain_grads] = run(false);
+    EXPECT_EQ(fused.tokens, plain.tokens);
+    EXPECT_NEAR(fused.loss.data().item(), plain.loss.data().item(), 1e-12) << "tied " << tied;
+    for (size_t k = 0; k < plain_grads.size(); ++k)
+      EXPECT_LT(max_abs_diff(fused_grads[k], plain_grads[k]), 1e-12) << "tied " << tied << " parameter " << k;
+  }
+}
+
 TEST(NmtModel, PaddingDoesNotChangeAnySentence) {
   for (const char* att : {"general", "local-m", "local-p", "concat"}) {
     ModelConfig c = tiny_config();

@@ -45,6 +45,51 @@ TEST(FusedLstmCell, MatchesComposedOps) {
   for (size_t k = 0; k < in.size(); ++k) EXPECT_LT(max_abs_diff(fused_grads[k], in[k].grad()), 1e-13) << "input " << k;
 }
 
+// lstm_sequence (one node for a layer's whole recurrence) against T lstm_cell nodes with the padding carry
+// written out (keep ? new : old per row), forward and backward, in both directions. The gradient check only
+// proves the node's gradients match ITS forward; this proves the forward is the LSTM recurrence.
+TEST(FusedLstmSequence, MatchesStepwiseCells) {
+  const int64_t T = 5, B = 3, H = 4;
+  const std::vector<int64_t> lengths{5, 2, 4};
+  for (bool reverse : {false, true}) {
+    Generator g(14);
+    std::vector<Variable> in{random_leaf(g, {T, B, 4 * H}), random_leaf(g, {B, H}), random_leaf(g, {B, H}),
+                             random_leaf(g, {H, 4 * H}), random_leaf(g, {4 * H})};
+    auto score = [&](const Variable& outputs, const LstmState& final) {
+      return add(add(testing::weighted_sum(outputs, 1), testing::weighted_sum(final.h, 2)),
+                 testing::weighted_sum(final.c, 3));
+    };
+    LstmSequenceResult fused = lstm_sequence(in[0], {in[1], in[2]}, in[3], in[4], lengths, reverse);
+    score(fused.outputs, fused.final).backward();
+    std::vector<Tensor> fused_grads;
+    for (auto& v : in) fused_grads.push_back(v.grad().clone());
+    clear(in);
+
+    LstmState state{in[1], in[2]};
+    std::vector<Variable> outs(static_cast<size_t>(T));
+    for (int64_t i = 0; i < T; ++i) {
+      const int64_t t = reverse ? T - 1 - i : i;
+      LstmState next = lstm_cell(select(in[0], 0, t), state, Variable(), in[3], in[4]);
+      std::vector<double> k(static_cast<size_t>(B * H));
+      for (int64_t b = 0; b < B; ++b)
+        for (int64_t j = 0; j < H; ++j) k[static_cast<size_t>(b * H + j)] = t < lengths[static_cast<size_t>(b)];
+      Variable keep(Tensor::from(k, {B, H}, DType::f64));
+      for (auto& v : k) v = 1.0 - v;
+      Variable drop(Tensor::from(k, {B, H}, DType::f64));
+      state = {add(mul(keep, next.h), mul(drop, state.h)), add(mul(keep, next.c), mul(drop, state.c))};
+      outs[static_cast<size_t>(t)] = state.h;
+    }
+    Variable composed_out = stack(outs);
+    score(composed_out, state).backward();
+
+    EXPECT_LT(max_abs_diff(fused.outputs.data(), composed_out.data()), 1e-14) << "reverse " << reverse;
+    EXPECT_LT(max_abs_diff(fused.final.h.data(), state.h.data()), 1e-14) << "reverse " << reverse;
+    EXPECT_LT(max_abs_diff(fused.final.c.data(), state.c.data()), 1e-14) << "reverse " << reverse;
+    for (size_t k = 0; k < in.size(); ++k)
+      EXPECT_LT(max_abs_diff(fused_grads[k], in[k].grad()), 1e-13) << "reverse " << reverse << " input " << k;
+  }
+}
+
 TEST(FusedCrossEntropy, MatchesLogSoftmaxComposition) {
   Generator g(12);
   const int64_t N = 6, V = 9;

@@ -85,7 +85,7 @@ TEST(LinearCrossEntropy, Float32WithinParityOfFloat64) {
     EXPECT_LT(max_abs_diff(f32.grads[k], ref.grads[k]), 1e-5 * max_abs(ref.grads[k])) << "input " << k;
 }
 
-TEST(LinearCrossEntropy, WithoutGradientKeepsNoBuffer) {
+TEST(LinearCrossEntropy, WithoutGradientRecordsNoGraph) {
   Generator g(33);
   std::vector<Variable> in{random_leaf(g, {4, 3}), random_leaf(g, {3, 6}), random_leaf(g, {6})};
   const Tensor t = Tensor::from_ids({1, 5, 0, 2}, {4});

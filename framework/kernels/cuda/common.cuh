@@ -71,6 +71,9 @@ __device__ T block_max(T v) {
   return block_reduce(v, MaxOp{}, neg_infinity<T>());
 }
 
+// Blocks for a row-wise kernel (a block per row, rows strided over the grid past the 65,535 limit).
+inline unsigned row_grid(int64_t rows) { return static_cast<unsigned>(rows < 65535 ? rows : 65535); }
+
 // Threads per block for a row-wise kernel over `cols` columns: a power of two in [32, 1024].
 inline int row_threads(int64_t cols) {
   int t = 32;

@@ -7,8 +7,6 @@
 namespace luong::cuda {
 namespace {
 
-inline unsigned row_grid(int64_t rows) { return static_cast<unsigned>(rows < 65535 ? rows : 65535); }
-
 template <class T>
 __global__ void cross_entropy_inplace_forward_kernel(int64_t rows, int64_t cols, T* z, const int64_t* target,
                                                      int64_t ignore_index, T eps, T* row_loss) {

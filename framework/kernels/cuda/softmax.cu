@@ -6,8 +6,6 @@
 namespace luong::cuda {
 namespace {
 
-inline unsigned row_grid(int64_t rows) { return static_cast<unsigned>(rows < 65535 ? rows : 65535); }
-
 // Writes y for one row; returns log-sum-exp of the unmasked entries (or -inf for a fully masked row).
 // Every thread of the block must call it (it holds barriers).
 template <class T>
