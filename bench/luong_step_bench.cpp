@@ -23,7 +23,7 @@
 #include "framework/core/precision.h"
 #include "framework/core/process_setup.h"
 #include "framework/memory/allocator.h"
-#include "framework/ops/tensor_math.h"
+#include "framework/optim/average_and_clip.h"
 #include "framework/optim/optimizer.h"
 #include "models/nmt/model.h"
 
@@ -117,8 +117,7 @@ nlohmann::json run(const BenchArgs& a) {
     flat.zero_grad();
     CrossEntropy ce = model.forward_loss(b.src, b.lengths, b.tgt_in, b.tgt_out);
     ce.loss.backward();
-    scale_(flat.grad(), 1.0 / static_cast<double>(ce.tokens));
-    clip_grad_norm_(flat.grad(), a.clip);  // reads the norm back: a device sync on CUDA
+    average_and_clip_(flat.grad(), ce.tokens, a.clip);  // the trainer's; reads the norm back: a sync on CUDA
     sgd->step(flat, a.lr);
   };
   // Waits for queued device work: reading a value back is ordered after it on the device's stream.

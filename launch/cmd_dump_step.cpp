@@ -18,7 +18,7 @@
 
 #include "framework/autograd/flat_parameters.h"
 #include "framework/io/checkpoint.h"
-#include "framework/ops/tensor_math.h"
+#include "framework/optim/average_and_clip.h"
 #include "framework/optim/optimizer.h"
 #include "launch/commands.h"
 #include "launch/run_config.h"
@@ -105,8 +105,7 @@ void run(const DumpStepArgs& a) {
   for (const auto& [name, v] : model.named_parameters()) out.tensors[entry("grad", name)] = v.grad().clone();
 
   // The trainer's update (framework/train/trainer.cpp): token-averaged gradient, clipped, one optimizer step.
-  scale_(flat.grad(), 1.0 / static_cast<double>(ce.tokens));
-  const double norm = c.optim.clip_norm > 0 ? clip_grad_norm_(flat.grad(), c.optim.clip_norm) : global_norm(flat.grad());
+  const double norm = average_and_clip_(flat.grad(), ce.tokens, c.optim.clip_norm).norm;
   OptimizerOptions oo;
   oo.beta1 = c.optim.beta1, oo.beta2 = c.optim.beta2, oo.eps = c.optim.eps, oo.weight_decay = c.optim.weight_decay;
   make_optimizer(c.optim.name, oo)->step(flat, c.optim.lr);

@@ -11,7 +11,7 @@
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
 #include "framework/memory/allocator.h"
-#include "framework/ops/tensor_math.h"
+#include "framework/optim/average_and_clip.h"
 
 namespace luong {
 namespace {
@@ -146,8 +146,10 @@ void Trainer::train_step() {
   const double loss_sum = totals[0];
   const auto tokens = static_cast<int64_t>(totals[1]);
   ++step_;
-  const bool finite = std::isfinite(loss_sum) && !has_non_finite(params.grad());
-  if (!finite) {
+  // Token average and clip in one scaling pass; the NaN/Inf check comes from the same pass as the norm.
+  const AveragedGradient g =
+      std::isfinite(loss_sum) ? average_and_clip_(params.grad(), tokens, opt_.clip_norm) : AveragedGradient{false};
+  if (!g.finite) {
     ++bad_steps_;
     say(str("warning: step ", step_, ": non-finite loss or gradient (loss sum ", loss_sum, "); update skipped (",
             bad_steps_, " in a row)"));
@@ -158,8 +160,7 @@ void Trainer::train_step() {
     return;
   }
   bad_steps_ = 0;
-  if (tokens > 0) scale_(params.grad(), 1.0 / static_cast<double>(tokens));
-  const double grad_norm = opt_.clip_norm > 0 ? clip_grad_norm_(params.grad(), opt_.clip_norm) : global_norm(params.grad());
+  const double grad_norm = g.norm;
   const double lr = schedule_.lr(step_, task_.epoch());
   optimizer_.step(params, lr);
   window_loss_ += loss_sum;

@@ -9,16 +9,26 @@ namespace luong::cpu {
 namespace {
 
 // Sums f(x[i]) over fixed blocks of kReduceBlock elements in parallel, then adds the block partials in
-// block order: the same bits whatever the thread count.
+// block order: the same bits whatever the thread count. Within a block, element i goes to lane i % kLanes
+// and the lanes are added in lane order at the end: still a fixed order, but the lanes are independent
+// dependency chains the compiler turns into vector adds (one serial chain of double adds ran at one add
+// per 4 cycles, and the gradient norm over every parameter was 2% of a training step).
 template <class T, class F>
 double blocked_sum(int64_t n, const T* x, F f) {
+  constexpr int64_t kLanes = 32;
+  static_assert(kReduceBlock % kLanes == 0, "lanes must tile a block");
   const int64_t blocks = (n + kReduceBlock - 1) / kReduceBlock;
   std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
 #pragma omp parallel for schedule(static) if (n > kParallelGrain)
   for (int64_t b = 0; b < blocks; ++b) {
     const int64_t lo = b * kReduceBlock, hi = lo + kReduceBlock < n ? lo + kReduceBlock : n;
+    double lane[kLanes] = {};
+    int64_t i = lo;
+    for (; i + kLanes <= hi; i += kLanes)
+      for (int64_t l = 0; l < kLanes; ++l) lane[l] += f(static_cast<double>(x[i + l]));
     double s = 0.0;
-    for (int64_t i = lo; i < hi; ++i) s += f(static_cast<double>(x[i]));
+    for (; i < hi; ++i) s += f(static_cast<double>(x[i]));
+    for (int64_t l = 0; l < kLanes; ++l) s += lane[l];
     partial[static_cast<size_t>(b)] = s;
   }
   double total = 0.0;

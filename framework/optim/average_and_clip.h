@@ -1,0 +1,24 @@
+// The gradient half of the trainer's update, one definition shared by `luong train`, `luong dump-step` and
+// the step benchmark: the summed gradient becomes the token average, clipped to a global L2 norm
+// (Pascanu et al. 2013).
+#pragma once
+#include <cstdint>
+
+#include "framework/tensor/tensor.h"
+
+namespace luong {
+
+struct AveragedGradient {
+  bool finite = true;  // false: some element is NaN or Inf; the buffer is left untouched
+  double norm = 0.0;   // L2 norm of the token-averaged gradient, before clipping
+};
+
+// flat_grad holds a gradient summed over `tokens` target tokens (tokens <= 0: already an average).
+// Scales it in place by 1 / tokens and, when clip_norm > 0 and the averaged norm exceeds it, by
+// clip_norm / norm as well: one multiply per element. The finiteness check and the norm come from the same
+// single pass (a float's square cannot overflow a double, so the double sum of squares is finite exactly when
+// every element is), so the whole function reads the buffer twice instead of the four or five passes of a
+// separate NaN check, average, norm and clip.
+AveragedGradient average_and_clip_(Tensor& flat_grad, int64_t tokens, double clip_norm);
+
+}  // namespace luong
