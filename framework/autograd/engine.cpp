@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "framework/autograd/node.h"
+#include "framework/autograd/weight_grad_deferral.h"
 #include "framework/ops/tensor_math.h"
 
 namespace luong {
@@ -18,6 +19,7 @@ struct Graph {
   std::vector<Node*> nodes;                          // in discovery order
   std::unordered_map<Node*, int> pending_consumers;  // consumers not yet run
   std::unordered_map<VariableImpl*, int> leaf_uses;  // edges into each grad-requiring leaf
+  std::unordered_map<VariableImpl*, int> uses;       // edges into every grad-requiring variable
 };
 
 Graph discover(Node* root) {
@@ -31,6 +33,7 @@ Graph discover(Node* root) {
     g.nodes.push_back(n);
     for (const auto& in : n->inputs()) {
       if (!in->requires_grad) continue;
+      ++g.uses[in.get()];
       if (!in->grad_fn) {
         ++g.leaf_uses[in.get()];
         continue;
@@ -65,6 +68,8 @@ void Variable::backward(const Tensor& grad_output) const {
   Graph g = discover(root.get());
   std::unordered_map<Node*, uint64_t> seq;  // discovery order: consumers are found before producers
   for (Node* n : g.nodes) seq.emplace(n, seq.size());
+  // Weight-gradient products of multi-use weights wait here until the weight's last consumer has run.
+  WeightGradDeferral deferral(std::move(g.uses));
 
   // Interior variables whose producer has not run yet. A consumer drops its edges once it has run, so
   // without this the variable (and the gradient it just received) could die before its producer reads it.
@@ -77,6 +82,9 @@ void Variable::backward(const Tensor& grad_output) const {
   while (!ready.empty()) {
     Node* n = ready.top();
     ready.pop();
+    if (!deferral.empty())  // n's outputs have every contribution now: complete their deferred products
+      if (auto it = waiting.find(n); it != waiting.end())
+        for (auto& out : it->second) deferral.flush(*out);
     n->backward();
     auto inputs = n->inputs();  // snapshot: release() drops the edges
     n->release();
@@ -87,7 +95,10 @@ void Variable::backward(const Tensor& grad_output) const {
     for (const auto& in : inputs) {
       if (!in->requires_grad) continue;
       if (!in->grad_fn) {
-        if (--g.leaf_uses[in.get()] == 0 && in->grad_ready_hook) in->grad_ready_hook(*in);
+        if (--g.leaf_uses[in.get()] == 0) {
+          deferral.flush(*in);
+          if (in->grad_ready_hook) in->grad_ready_hook(*in);
+        }
         continue;
       }
       Node* p = in->grad_fn.get();

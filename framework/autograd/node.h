@@ -40,6 +40,11 @@ class Node {
   void accumulate_grad(int i, const Tensor& t);
   // Like accumulate_grad, but t is freshly computed and owned by the caller, so it can be adopted.
   void accumulate_grad_owned(int i, Tensor&& t);
+  // Adds aᵀ g into input i's gradient, for a (m, k) and g (m, n) with input i (k, n): the weight gradient
+  // of x W. When the input is a weight used by several nodes of this backward pass (every decoder step),
+  // the product is deferred and summed with the others in one GEMM (autograd/weight_grad_deferral.h).
+  // a and g must stay unmodified afterwards.
+  void accumulate_weight_grad(int i, const Tensor& a, const Tensor& g);
   // Ops free their saved tensors here (default: nothing saved beyond members released by destruction).
   virtual void release_saved() {}
 

@@ -1,6 +1,7 @@
 #include "framework/autograd/variable.h"
 
 #include "framework/autograd/node.h"
+#include "framework/autograd/weight_grad_deferral.h"
 #include "framework/ops/tensor_math.h"
 
 namespace luong {
@@ -68,6 +69,12 @@ Tensor& Node::grad_slot(int i) {
   VariableImpl& in = *inputs_[static_cast<size_t>(i)];
   if (!in.grad.defined()) in.grad = Tensor::zeros(in.data.shape(), in.data.dtype(), in.data.device());
   return in.grad;
+}
+
+void Node::accumulate_weight_grad(int i, const Tensor& a, const Tensor& g) {
+  const auto& in = inputs_[static_cast<size_t>(i)];
+  if (WeightGradDeferral* pass = WeightGradDeferral::current(); pass && pass->defer(in, a, g)) return;
+  add_matmul_tn_(grad_slot(i), a, g);
 }
 
 void Node::accumulate_grad(int i, const Tensor& t) {

@@ -84,15 +84,15 @@ struct LstmCellOp : Node {
         else
           LUONG_KERNEL(dev, axpy<T>, B * G, T(1), pdz, grad_slot(0).data<T>());
       }
-      if (has_w && needs_grad(3))  // dW (I, G) += x^T dz
-        LUONG_KERNEL(dev, gemm<T>, true, false, in_dim, G, B, T(1), x.data<T>(), pdz, T(1), grad_slot(3).data<T>());
       if (needs_grad(1))  // dh_prev (B, H) += dz U^T
         LUONG_KERNEL(dev, gemm<T>, false, true, B, H, G, T(1), pdz, U.data<T>(), T(1), grad_slot(1).data<T>());
-      const int ui = u_index();
-      if (needs_grad(ui))  // dU (H, G) += h_prev^T dz
-        LUONG_KERNEL(dev, gemm<T>, true, false, H, G, B, T(1), h_prev.data<T>(), pdz, T(1), grad_slot(ui).data<T>());
-      if (needs_grad(ui + 1)) LUONG_KERNEL(dev, sum_rows_accumulate<T>, B, G, pdz, grad_slot(ui + 1).data<T>());
+      if (needs_grad(u_index() + 1))
+        LUONG_KERNEL(dev, sum_rows_accumulate<T>, B, G, pdz, grad_slot(u_index() + 1).data<T>());
     });
+    // dW (I, G) += x^T dz and dU (H, G) += h_prev^T dz: deferred to one GEMM over all steps when this
+    // cell runs inside a step loop (Node::accumulate_weight_grad); dz is not touched after this.
+    if (has_w && needs_grad(3)) accumulate_weight_grad(3, x, dz);
+    if (needs_grad(u_index())) accumulate_weight_grad(u_index(), h_prev, dz);
   }
   void release_saved() override { x = h_prev = c_prev = gates = tanh_c = W = U = Tensor(); }
 };

@@ -37,15 +37,13 @@ struct MatmulOp : Node {
   void backward() override {
     const Tensor& g = out_grad();
     if (!g.defined()) return;
-    dispatch_float(g.dtype(), "matmul backward", [&](auto t) {
-      using T = decltype(t);
-      if (needs_grad(0))  // dA (m, k) += G (m, n) B^T
+    if (needs_grad(0))  // dA (m, k) += G (m, n) B^T
+      dispatch_float(g.dtype(), "matmul backward", [&](auto t) {
+        using T = decltype(t);
         LUONG_KERNEL(g.device(), gemm<T>, false, true, m, k, n, T(1), g.data<T>(), input_data(1).data<T>(), T(1),
                      grad_slot(0).data<T>());
-      if (needs_grad(1))  // dB (k, n) += A^T (k, m) G (m, n)
-        LUONG_KERNEL(g.device(), gemm<T>, true, false, k, n, m, T(1), input_data(0).data<T>(), g.data<T>(), T(1),
-                     grad_slot(1).data<T>());
-    });
+      });
+    if (needs_grad(1)) accumulate_weight_grad(1, input_data(0), g);  // dB (k, n) += A^T (k, m) G (m, n)
   }
 };
 

@@ -44,6 +44,21 @@ bool has_non_finite(const Tensor& t) {
   });
 }
 
+void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g) {
+  LUONG_CHECK(c.dim() == 2 && c.size(0) > 0 && c.size(1) > 0, "add_matmul_tn_: target ", c.describe(),
+              " is not a non-empty matrix");
+  const int64_t k = c.size(0), n = c.size(1), m = a.numel() / k;
+  LUONG_CHECK(a.numel() == m * k && g.numel() == m * n && a.dtype() == c.dtype() && g.dtype() == c.dtype(),
+              "add_matmul_tn_: ", a.describe(), "ᵀ times ", g.describe(), " into ", c.describe());
+  check_same_device("add_matmul_tn_", c, a);
+  check_same_device("add_matmul_tn_", c, g);
+  if (m == 0) return;
+  dispatch_float(c.dtype(), "add_matmul_tn_", [&](auto tag) {
+    using T = decltype(tag);
+    LUONG_KERNEL(c.device(), gemm<T>, true, false, k, n, m, T(1), a.data<T>(), g.data<T>(), T(1), c.data<T>());
+  });
+}
+
 double global_norm(const Tensor& flat) { return std::sqrt(sum_squares(flat)); }
 
 double clip_grad_norm_(Tensor& flat, double max_norm) {

@@ -10,6 +10,8 @@ void scale_(Tensor& t, double alpha);                            // t *= alpha
 double sum_squares(const Tensor& t);                             // deterministic, accumulated in double
 double sum_all(const Tensor& t);
 bool has_non_finite(const Tensor& t);
+// c (k, n) += aᵀ g for a (m, k) and g (m, n), any shapes with those element counts: the weight-gradient GEMM.
+void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g);
 
 // The global L2 norm of a flat gradient buffer, and clipping it to max_norm (Pascanu et al. 2013):
 // when norm > max_norm, scales by max_norm / norm. Returns the norm before clipping.

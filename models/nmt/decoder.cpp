@@ -34,11 +34,10 @@ DecoderState Decoder::initial_state(const EncoderOutput& enc) const {
   return s;
 }
 
-Variable Decoder::step(const Variable& emb_proj, DecoderState& state, Generator* gen, Variable* weights) const {
-  const int64_t E = cfg_.embedding_size, H = cfg_.hidden_size;
+Variable Decoder::step(const Variable& emb_proj, const Variable& feed_weight, DecoderState& state, Generator* gen,
+                       Variable* weights) const {
   Variable x0 = emb_proj;
-  if (cfg_.input_feeding)  // [emb; h̃_{t-1}] W = emb W_e + h̃_{t-1} W_f
-    x0 = add(x0, matmul(state.feed, slice(lstm_->layer(0).weight_ih(), 0, E, H)));
+  if (cfg_.input_feeding) x0 = add(x0, matmul(state.feed, feed_weight));  // [emb; h̃_{t-1}] W = emb W_e + h̃_{t-1} W_f
   Variable h = dropout_->forward(lstm_->step_projected(x0, state.lstm, gen), gen);
   AttentionOutput a = attention_->attend(h, state.memory, state.t);
   Variable h_tilde = tanh(combine_->forward(concat({a.context, h}, 1)));  // eq. 5
@@ -55,11 +54,15 @@ Variable Decoder::forward(const Tensor& tgt_in, DecoderState& state, Generator* 
   const int64_t T = tgt_in.size(0), E = cfg_.embedding_size;
   // Layer 0's input projection of the embeddings for all T steps in one GEMM.
   Variable emb_proj = matmul(embedding_->forward(tgt_in), slice(lstm_->layer(0).weight_ih(), 0, 0, E));
+  // W_f sliced once for all steps: its T uses then share one weight gradient, which the backward pass sums
+  // in one GEMM (autograd/weight_grad_deferral.h), as it does for the LSTM matrices and W_c.
+  const Variable feed_weight =
+      cfg_.input_feeding ? slice(lstm_->layer(0).weight_ih(), 0, E, cfg_.hidden_size) : Variable();
   std::vector<Variable> outs;
   outs.reserve(static_cast<size_t>(T));
   for (int64_t t = 0; t < T; ++t) {
     Variable w;
-    outs.push_back(step(select(emb_proj, 0, t), state, gen, attention_weights ? &w : nullptr));
+    outs.push_back(step(select(emb_proj, 0, t), feed_weight, state, gen, attention_weights ? &w : nullptr));
     if (attention_weights) attention_weights->push_back(w);
   }
   return stack(outs);

@@ -50,8 +50,10 @@ class Decoder : public Module {
   };
   OutputLayer output_layer() const;
 
-  // One step: emb_proj (B, 4H) is the embedding's share of layer 0's input projection.
-  Variable step(const Variable& emb_proj, DecoderState& state, Generator* gen, Variable* weights) const;
+  // One step: emb_proj (B, 4H) is the embedding's share of layer 0's input projection, feed_weight (H, 4H)
+  // the share of h̃_{t-1} (undefined without input feeding).
+  Variable step(const Variable& emb_proj, const Variable& feed_weight, DecoderState& state, Generator* gen,
+                Variable* weights) const;
 
   const ModelConfig cfg_;
   std::shared_ptr<Embedding> embedding_;

@@ -1,0 +1,58 @@
+// Deferred weight gradients: one GEMM per weight per backward pass instead of one per time step.
+//
+// A weight used at every step of a recurrence (the decoder's LSTM matrices and W_c, which input feeding
+// keeps from being batched over time in the forward pass) receives one contribution A_tᵀ G_t per step, each
+// with only m = batch rows. GEMMs with so small an inner dimension run well below the library's peak
+// (OpenBLAS on this project's 2-core CPU: 136 GFLOP/s at K = 64 against 196 at K = 1280). Nodes hand such
+// products to the backward pass in progress instead (Node::accumulate_weight_grad); the engine stacks the
+// rows and runs one GEMM with K = Σ m once the weight's last consumer has run, before its gradient-ready
+// hook fires. The order of the stacked rows is the engine's deterministic node order, so results are
+// bitwise reproducible from run to run and rank to rank.
+#pragma once
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "framework/autograd/variable.h"
+
+namespace luong {
+
+class WeightGradDeferral {
+ public:
+  // Products with more rows than this already run near the GEMM's peak and are not deferred.
+  static constexpr int64_t kMaxRows = 512;
+
+  // uses: the number of graph edges into each variable in this pass (the engine's discovery). Installs
+  // itself as the pass in progress on this thread until destroyed.
+  explicit WeightGradDeferral(std::unordered_map<VariableImpl*, int> uses);
+  // Drops products never flushed (a backward that threw), so the next pass starts clean.
+  ~WeightGradDeferral();
+  WeightGradDeferral(const WeightGradDeferral&) = delete;
+  WeightGradDeferral& operator=(const WeightGradDeferral&) = delete;
+
+  // The pass in progress on this thread, or null outside backward.
+  static WeightGradDeferral* current();
+
+  // Keeps a (m, k) and g (m, n) for v's gradient (k, n) += aᵀ g when v has several consumers in this pass
+  // and m <= kMaxRows; returns false otherwise and the caller runs the GEMM itself. a and g must not be
+  // written to afterwards (saved activations and a node's own gradient buffers are not).
+  bool defer(const std::shared_ptr<VariableImpl>& v, const Tensor& a, const Tensor& g);
+  // Adds the stacked product of v's deferred pairs into v.grad (zero-filled when empty); nothing to do
+  // when v has none. The engine calls it when v's last consumer has run.
+  void flush(VariableImpl& v);
+  bool empty() const { return pending_.empty(); }
+  // Products deferred on this thread since the process started (for tests and benchmarks).
+  static int64_t deferred_count();
+
+ private:
+  struct Pending {
+    std::shared_ptr<VariableImpl> variable;  // kept alive until flushed
+    std::vector<Tensor> a, g;
+    int64_t rows = 0;
+  };
+  std::unordered_map<VariableImpl*, int> uses_;
+  std::unordered_map<VariableImpl*, Pending> pending_;
+  WeightGradDeferral* previous_;
+};
+
+}  // namespace luong

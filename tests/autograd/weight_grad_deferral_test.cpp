@@ -1,0 +1,141 @@
+// Deferred weight gradients (autograd/weight_grad_deferral.h): a weight used at every step of a recurrence
+// gets its gradient from one stacked GEMM. The reference is the same recurrence with a separate leaf copy
+// of each weight per step (one use each, so nothing is deferred), whose per-step gradients are summed.
+#include "framework/autograd/weight_grad_deferral.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "framework/ops/ops.h"
+#include "tests/support/gradcheck.h"
+
+namespace luong {
+namespace {
+
+using testing::max_abs_diff;
+using testing::random_leaf;
+using testing::weighted_sum;
+
+constexpr int64_t kB = 3, kI = 4, kH = 5, kT = 6;
+
+struct Weights {
+  Variable W, U, b;  // lstm (I, 4H), (H, 4H), (4H)
+  Variable V;        // (2H, H), used through two slices per step, like W_c on [c; h]
+  Variable P;        // (H, I), a plain matmul per step, like input feeding
+};
+
+Weights make_weights(uint64_t seed) {
+  Generator gen(seed);
+  return {random_leaf(gen, {kI, 4 * kH}, -0.5, 0.5), random_leaf(gen, {kH, 4 * kH}, -0.5, 0.5),
+          random_leaf(gen, {4 * kH}, -0.5, 0.5), random_leaf(gen, {2 * kH, kH}, -0.5, 0.5),
+          random_leaf(gen, {kH, kI}, -0.5, 0.5)};
+}
+
+Weights copy_of(const Weights& w) {
+  auto leaf = [](const Variable& v) { return Variable(v.data().clone(), true); };
+  return {leaf(w.W), leaf(w.U), leaf(w.b), leaf(w.V), leaf(w.P)};
+}
+
+// A decoder-like loop: an LSTM cell, a matmul with a full weight and one with a slice of a weight.
+// weights_at(t) gives the weights step t uses.
+// probe, when given, is added to step 1's input only: its gradient is final midway through backward.
+Variable unroll(const std::function<const Weights&(int64_t)>& weights_at, const Variable& probe = Variable()) {
+  Generator gen(3);
+  LstmState s{random_leaf(gen, {kB, kH}, -1, 1, false), random_leaf(gen, {kB, kH}, -1, 1, false)};
+  Variable feed = random_leaf(gen, {kB, kH}, -1, 1, false);
+  std::vector<Variable> outs;
+  for (int64_t t = 0; t < kT; ++t) {
+    const Weights& w = weights_at(t);
+    Variable x = add(random_leaf(gen, {kB, kI}, -1, 1, false), matmul(feed, w.P));
+    if (t == 1 && probe.defined()) x = add(x, probe);
+    s = lstm_cell(x, s, w.W, w.U, w.b);
+    feed = tanh(add(matmul(s.h, slice(w.V, 0, kH, kH)), matmul(feed, slice(w.V, 0, 0, kH))));
+    outs.push_back(feed);
+  }
+  return weighted_sum(stack(outs));
+}
+
+TEST(WeightGradDeferral, StackedGemmEqualsThePerStepSum) {
+  const Weights shared = make_weights(1);
+  const int64_t before = WeightGradDeferral::deferred_count();
+  unroll([&](int64_t) -> const Weights& { return shared; }).backward();
+  // W and U at every step (lstm_cell), P at every step: 3 per step at least.
+  EXPECT_GE(WeightGradDeferral::deferred_count() - before, 3 * kT) << "nothing was deferred";
+
+  const Weights start = make_weights(1);
+  std::vector<Weights> per_step;
+  for (int64_t t = 0; t < kT; ++t) per_step.push_back(copy_of(start));
+  const int64_t before_ref = WeightGradDeferral::deferred_count();
+  unroll([&](int64_t t) -> const Weights& { return per_step[static_cast<size_t>(t)]; }).backward();
+  // The slices of V are still two uses per step: those two may be deferred, nothing else.
+  EXPECT_LE(WeightGradDeferral::deferred_count() - before_ref, 2 * kT);
+
+  auto summed = [&](Variable Weights::*member) {
+    Tensor total = Tensor::zeros((shared.*member).data().shape(), DType::f64);
+    for (const Weights& w : per_step) {
+      const std::vector<double> g = (w.*member).grad().to_vector(), acc = total.to_vector();
+      std::vector<double> s(g.size());
+      for (size_t i = 0; i < g.size(); ++i) s[i] = g[i] + acc[i];
+      total = Tensor::from(s, total.shape(), DType::f64);
+    }
+    return total;
+  };
+  EXPECT_LT(max_abs_diff(shared.W.grad(), summed(&Weights::W)), 1e-12);
+  EXPECT_LT(max_abs_diff(shared.U.grad(), summed(&Weights::U)), 1e-12);
+  EXPECT_LT(max_abs_diff(shared.b.grad(), summed(&Weights::b)), 1e-12);
+  EXPECT_LT(max_abs_diff(shared.V.grad(), summed(&Weights::V)), 1e-12);
+  EXPECT_LT(max_abs_diff(shared.P.grad(), summed(&Weights::P)), 1e-12);
+}
+
+TEST(WeightGradDeferral, GradientsAreNumericallyCorrect) {
+  const Weights w0 = make_weights(2);
+  const auto result = testing::gradcheck(
+      [](const std::vector<Variable>& in) {
+        const Weights w{in[0], in[1], in[2], in[3], in[4]};
+        return unroll([&](int64_t) -> const Weights& { return w; });
+      },
+      {w0.W, w0.U, w0.b, w0.V, w0.P});
+  EXPECT_LT(result.max_rel_error, 1e-7) << result.worst;
+}
+
+TEST(WeightGradDeferral, HookSeesTheCompleteGradient) {
+  const Weights w = make_weights(4);
+  std::vector<double> at_hook;
+  w.U.impl()->grad_ready_hook = [&](VariableImpl& v) { at_hook = v.grad.to_vector(); };
+  unroll([&](int64_t) -> const Weights& { return w; }).backward();
+  ASSERT_FALSE(at_hook.empty()) << "the hook did not fire";
+  EXPECT_EQ(at_hook, w.U.grad().to_vector());  // nothing arrived after the hook
+}
+
+TEST(WeightGradDeferral, AccumulatesAcrossPassesAndAFailedPassLeavesNothingBehind) {
+  const Weights w = make_weights(5);
+  unroll([&](int64_t) -> const Weights& { return w; }).backward();
+  const std::vector<double> once = w.U.grad().to_vector();
+  std::vector<std::vector<double>> once_all;
+  for (const Variable* v : {&w.W, &w.U, &w.b, &w.V, &w.P}) once_all.push_back(v->grad().to_vector());
+  unroll([&](int64_t) -> const Weights& { return w; }).backward();
+  const std::vector<double> twice = w.U.grad().to_vector();
+  for (size_t i = 0; i < once.size(); ++i) EXPECT_NEAR(twice[i], 2 * once[i], 1e-12 * (1 + std::abs(once[i])));
+
+  // A pass that throws midway: the probe's hook fires after steps T-1..1 deferred their products and
+  // before step 0's cell (U's last consumer) ran.
+  const Weights f = make_weights(5);
+  Variable probe(Tensor::zeros({kB, kI}, DType::f64), true);
+  bool u_pending_at_throw = false;
+  probe.impl()->grad_ready_hook = [&](VariableImpl&) {
+    u_pending_at_throw = !f.U.grad().defined();
+    throw std::runtime_error("hook failed");
+  };
+  EXPECT_THROW(unroll([&](int64_t) -> const Weights& { return f; }, probe).backward(), std::runtime_error);
+  EXPECT_TRUE(u_pending_at_throw) << "the failure came too late to test anything";
+  EXPECT_EQ(WeightGradDeferral::current(), nullptr);
+  for (const Variable* v : {&f.W, &f.U, &f.b, &f.V, &f.P}) v->impl()->grad = Tensor();
+  unroll([&](int64_t) -> const Weights& { return f; }).backward();
+  // No stale products from the failed pass: the same bits as the first clean pass, for every weight.
+  size_t i = 0;
+  for (const Variable* v : {&f.W, &f.U, &f.b, &f.V, &f.P}) EXPECT_EQ(v->grad().to_vector(), once_all[i++]) << "weight " << i;
+}
+
+}  // namespace
+}  // namespace luong
