@@ -2,6 +2,7 @@
 // LSTM cell against its composition. Prints a table; never asserted.
 #include <cblas.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <functional>
@@ -10,6 +11,7 @@
 
 #include "framework/core/process_setup.h"
 #include "framework/kernels/cpu/parallel.h"
+#include "framework/nn/attention/attention.h"
 #include "framework/ops/ops.h"
 #include "tests/support/bench_util.h"
 
@@ -83,6 +85,28 @@ void lstm_rows(Generator& g) {
   }
 }
 
+// One decoder step of global attention (score, masked softmax over the source, context) forward and
+// backward, at the benchmark model's size and the paper model's.
+void attention_rows(Generator& g) {
+  std::printf("\n## Global attention step, forward + backward (float32)\n\n");
+  std::printf("| variant | batch x source x hidden | us per step |\n|---|---|---|\n");
+  for (const char* variant : {"dot", "general"})
+    for (auto [B, S, H] : std::vector<std::array<int64_t, 3>>{{64, 20, 256}, {128, 50, 1000}}) {
+      AttentionOptions o;
+      o.hidden_size = H;
+      auto att = make_attention(variant, o);
+      Variable memory = rnd(g, {B, S, H}, true), h = rnd(g, {B, H}, true);
+      std::vector<double> mask(static_cast<size_t>(B * S), 1.0);
+      for (int64_t b = 0; b < B; b += 2) mask[static_cast<size_t>(b * S + S - 1)] = 0;  // some padding
+      const AttentionMemory mem = att->prepare(memory, Tensor::from(mask, {B, S}, DType::u8));
+      const double t = time_best([&] {
+        AttentionOutput a = att->attend(h, mem, 0);
+        sum(mul(a.context, a.context)).backward();
+      });
+      std::printf("| %s | %ld x %ld x %ld | %.1f |\n", variant, (long)B, (long)S, (long)H, t * 1e6);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,5 +117,6 @@ int main(int argc, char** argv) {
   gemm_rows(g);
   overhead_rows(g);
   lstm_rows(g);
+  attention_rows(g);
   return 0;
 }

@@ -4,6 +4,7 @@
 // once, and a CPU-only build still compiles it.
 #pragma once
 #include "framework/core/error.h"
+#include "framework/kernels/cpu/attention_step.h"
 #include "framework/kernels/cpu/cross_entropy_inplace.h"
 #include "framework/kernels/cpu/elementwise.h"
 #include "framework/kernels/cpu/gather.h"

@@ -91,4 +91,14 @@ struct LstmSequenceResult {
 LstmSequenceResult lstm_sequence(const Variable& x_proj, const LstmState& init, const Variable& U, const Variable& b,
                                  const std::vector<int64_t>& lengths, bool reverse = false);
 
+// --- one step of global attention, fused (ops/attention_step.cpp) ---
+// query (B, H), keys and values (B, S, H), mask (B, S) uint8 (1 = real source token) or undefined:
+// weights = softmax over the unmasked positions of the scores keys_b · query_b (zero where masked),
+// context = Σ_s weights_s values_s. keys and values may be the same variable.
+struct AttentionStep {
+  Variable context;  // (B, H)
+  Variable weights;  // (B, S)
+};
+AttentionStep attention_step(const Variable& query, const Variable& keys, const Variable& values, const Tensor& mask);
+
 }  // namespace luong

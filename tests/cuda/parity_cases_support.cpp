@@ -71,6 +71,18 @@ void add_linear_algebra(std::map<std::string, ParityCase>& c) {
     LstmState s2 = lstm_cell(proj, s, Variable(), U, bias);
     return add(add(b.weighted_sum(s2.h, 1), b.weighted_sum(s2.c, 2)), b.weighted_sum(s.c, 3));
   };
+  c["attention_step"] = [](CaseBuilder& b) {
+    const int64_t B = 37, S = 23, H = 129;
+    Variable q = b.leaf({B, H}, -0.5, 0.5), k = b.leaf({B, S, H}, -0.5, 0.5), v = b.leaf({B, S, H});
+    std::vector<double> keep(static_cast<size_t>(B * S), 1.0);
+    for (int64_t r = 0; r < B; ++r)  // every row a prefix of (r % S) + 1 real positions; row 5 fully masked
+      for (int64_t j = r % S + 1; j < S; ++j) keep[static_cast<size_t>(r * S + j)] = 0.0;
+    for (int64_t j = 0; j < S; ++j) keep[static_cast<size_t>(5 * S + j)] = 0.0;
+    AttentionStep a = attention_step(q, k, v, b.mask(keep, {B, S}));
+    AttentionStep self = attention_step(q, k, k, Tensor());  // keys = values: one gradient buffer for both
+    Variable s = add(b.weighted_sum(a.context, 1), b.weighted_sum(a.weights, 2));
+    return add(s, add(b.weighted_sum(self.context, 3), b.weighted_sum(self.weights, 4)));
+  };
   c["lstm_sequence"] = [](CaseBuilder& b) {
     const int64_t T = 7, B = 37, H = 65;
     Variable proj = b.leaf({T, B, 4 * H}), h = b.leaf({B, H}), cell = b.leaf({B, H});

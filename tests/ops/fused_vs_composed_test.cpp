@@ -15,7 +15,7 @@ using testing::random_leaf;
 
 std::vector<Tensor> grads_of(const std::vector<Variable>& vs) {
   std::vector<Tensor> out;
-  for (const auto& v : vs) out.push_back(v.grad().clone());
+  for (const auto& v : vs) out.push_back(v.grad().defined() ? v.grad().clone() : Tensor());
   return out;
 }
 
@@ -43,6 +43,40 @@ TEST(FusedLstmCell, MatchesComposedOps) {
   EXPECT_LT(max_abs_diff(fused.h.data(), h.data()), 1e-14);
   EXPECT_LT(max_abs_diff(fused.c.data(), c.data()), 1e-14);
   for (size_t k = 0; k < in.size(); ++k) EXPECT_LT(max_abs_diff(fused_grads[k], in[k].grad()), 1e-13) << "input " << k;
+}
+
+// attention_step (score, masked softmax and context as one node) against bmm + softmax + bmm, forward and
+// backward, with padding, a fully masked row, and keys and values one variable.
+TEST(FusedAttentionStep, MatchesComposedOps) {
+  const int64_t B = 4, S = 5, H = 6;
+  std::vector<double> keep(static_cast<size_t>(B * S), 1.0);
+  for (int64_t j = 3; j < S; ++j) keep[static_cast<size_t>(1 * S + j)] = 0.0;  // row 1: 3 real positions
+  for (int64_t j = 0; j < S; ++j) keep[static_cast<size_t>(3 * S + j)] = 0.0;  // row 3: none
+  const Tensor mask = Tensor::from(keep, {B, S}, DType::u8);
+  for (bool shared_kv : {false, true}) {
+    Generator g(21);
+    std::vector<Variable> in{random_leaf(g, {B, H}), random_leaf(g, {B, S, H}), random_leaf(g, {B, S, H})};
+    const Variable& values = shared_kv ? in[1] : in[2];
+    auto score = [](const Variable& context, const Variable& weights) {
+      return add(testing::weighted_sum(context, 1), testing::weighted_sum(weights, 2));
+    };
+    AttentionStep fused = attention_step(in[0], in[1], values, mask);
+    score(fused.context, fused.weights).backward();
+    auto fused_grads = grads_of(in);
+    clear(in);
+
+    Variable scores = reshape(bmm(in[1], reshape(in[0], {B, H, 1})), {B, S});
+    Variable weights = softmax(scores, mask);
+    Variable context = reshape(bmm(reshape(weights, {B, 1, S}), values), {B, H});
+    score(context, weights).backward();
+
+    EXPECT_LT(max_abs_diff(fused.weights.data(), weights.data()), 1e-14) << "shared " << shared_kv;
+    EXPECT_LT(max_abs_diff(fused.context.data(), context.data()), 1e-14) << "shared " << shared_kv;
+    for (size_t k = 0; k < in.size(); ++k) {
+      if (!in[k].grad().defined()) continue;  // values unused when shared
+      EXPECT_LT(max_abs_diff(fused_grads[k], in[k].grad()), 1e-13) << "input " << k << " shared " << shared_kv;
+    }
+  }
 }
 
 // lstm_sequence (one node for a layer's whole recurrence) against T lstm_cell nodes with the padding carry

@@ -166,6 +166,18 @@ std::map<std::string, std::function<OpCase(Generator&)>> op_cases() {
                     return add(s, weighted_sum(f.final.h, 5));
                   }};
   };
+  c["attention_step"] = [](Generator& g) {
+    const int64_t B = 3, S = 4, H = 5;
+    // Row 1 padded after 2 positions, row 2 fully masked (zero weights and context, zero gradients).
+    Tensor m = mask_u8({B, S}, {6, 7, 8, 9, 10, 11});
+    return OpCase{{random_leaf(g, {B, H}), random_leaf(g, {B, S, H}), random_leaf(g, {B, S, H})},
+                  [m](const std::vector<Variable>& v) {
+                    AttentionStep a = attention_step(v[0], v[1], v[2], m);
+                    AttentionStep self = attention_step(v[0], v[1], v[1], Tensor());  // keys = values, no mask
+                    Variable s = add(weighted_sum(a.context, 1), weighted_sum(a.weights, 2));
+                    return add(s, add(weighted_sum(self.context, 3), weighted_sum(self.weights, 4)));
+                  }};
+  };
   return c;
 }
 

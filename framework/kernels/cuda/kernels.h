@@ -53,6 +53,15 @@ template <class T>
 void cross_entropy_inplace_backward(int64_t rows, int64_t cols, T* p, const int64_t* target, int64_t ignore_index,
                                     T eps, T g);
 
+// --- fused attention step (attention_step.cu); see kernels/cpu/attention_step.h ---
+// backward needs src * sizeof(T) bytes of shared memory: at most 12,288 source positions in float32.
+template <class T>
+void attention_step_forward(int64_t batch, int64_t src, int64_t dim, const T* q, const T* k, const T* v,
+                            const uint8_t* mask, T* weights, T* context);
+template <class T>
+void attention_step_backward(int64_t batch, int64_t src, int64_t dim, const T* q, const T* k, const T* v,
+                             const T* weights, const T* gc, const T* gw, T* dq, T* dk, T* dv);
+
 // --- GEMM through cuBLAS (gemm.cpp); see kernels/cpu/gemm.h ---
 template <class T>
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, const T* b, T beta, T* c);

@@ -30,6 +30,11 @@ Variable attention_context(const Variable& weights, const Variable& memory) {
   return reshape(bmm(reshape(weights, {B, 1, S}), memory), {B, H});
 }
 
+Variable dot_scores(const Variable& keys, const Variable& query) {
+  const int64_t B = keys.size(0), S = keys.size(1), H = keys.size(2);
+  return reshape(bmm(keys, reshape(query, {B, H, 1})), {B, S});
+}
+
 void check_attention_inputs(const char* variant, const Variable& h_t, const AttentionMemory& mem) {
   LUONG_CHECK(mem.memory.defined(), "attention '", variant, "': memory not prepared");
   const Shape& m = mem.memory.shape();

@@ -44,6 +44,10 @@ class AttentionScore : public Module {
   virtual Variable prepare(const Variable& memory) const { return memory; }  // memory (B, S, H)
   // h_t (B, H), keys from prepare() -> scores (B, S).
   virtual Variable score(const Variable& h_t, const Variable& keys) const = 0;
+  // For scores that are dot products keys_s · q(h_t) with keys (B, S, H): the query q(h_t) (B, H), so that
+  // global attention can run score, softmax and context as one fused node (ops attention_step).
+  // Undefined (the default) for other scores, which only implement score().
+  virtual Variable query(const Variable& /*h_t*/) const { return Variable(); }
 };
 
 class Attention : public Module {
@@ -69,6 +73,8 @@ std::shared_ptr<AttentionScore> make_attention_score(const std::string& name, co
 // Shared pieces of the variants.
 // context = Σ_s weights(b, s) memory(b, s, :): weights (B, S), memory (B, S, H) -> (B, H).
 Variable attention_context(const Variable& weights, const Variable& memory);
+// scores(b, s) = keys(b, s, :) · query(b, :): keys (B, S, H), query (B, H) -> (B, S).
+Variable dot_scores(const Variable& keys, const Variable& query);
 // Checks h_t (B, H) against the memory (B, S, H), naming the variant.
 void check_attention_inputs(const char* variant, const Variable& h_t, const AttentionMemory& mem);
 // Registers a global attention variant that scores with `score` (used by the registration macro).

@@ -9,10 +9,8 @@ class DotScore : public AttentionScore {
  public:
   explicit DotScore(const AttentionOptions&) {}
   // keys = memory (B, S, H); h_t (B, H) -> (B, S)
-  Variable score(const Variable& h_t, const Variable& keys) const override {
-    const int64_t B = keys.size(0), S = keys.size(1), H = keys.size(2);
-    return reshape(bmm(keys, reshape(h_t, {B, H, 1})), {B, S});
-  }
+  Variable score(const Variable& h_t, const Variable& keys) const override { return dot_scores(keys, query(h_t)); }
+  Variable query(const Variable& h_t) const override { return h_t; }
 };
 
 }  // namespace

@@ -11,10 +11,8 @@ class GeneralScore : public AttentionScore {
   explicit GeneralScore(const AttentionOptions& o)
       : weight_(register_parameter("weight", {o.hidden_size, o.hidden_size}, o.dtype)) {}
   // keys = memory (B, S, H); h_t (B, H) -> (B, S)
-  Variable score(const Variable& h_t, const Variable& keys) const override {
-    const int64_t B = keys.size(0), S = keys.size(1), H = keys.size(2);
-    return reshape(bmm(keys, reshape(matmul(h_t, weight_), {B, H, 1})), {B, S});
-  }
+  Variable score(const Variable& h_t, const Variable& keys) const override { return dot_scores(keys, query(h_t)); }
+  Variable query(const Variable& h_t) const override { return matmul(h_t, weight_); }
 
  private:
   Variable weight_;  // (H, H): W_a

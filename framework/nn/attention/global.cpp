@@ -19,6 +19,11 @@ class GlobalAttention : public Attention {
 
   AttentionOutput attend(const Variable& h_t, const AttentionMemory& mem, int64_t t) const override {
     check_attention_inputs(name_.c_str(), h_t, mem);
+    // dot and general: score, masked softmax and context as one node (ops/attention_step.cpp).
+    if (Variable q = score_->query(h_t); q.defined()) {
+      AttentionStep a = attention_step(q, mem.keys, mem.memory, mem.mask);
+      return {a.context, a.weights};
+    }
     Variable weights = softmax(score_->score(h_t, mem.keys), mem.mask);  // (B, S)
     return {attention_context(weights, mem.memory), weights};
   }

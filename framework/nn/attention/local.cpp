@@ -32,4 +32,14 @@ Variable LocalAttention::align(const Variable& h_t, const AttentionMemory& mem, 
   return softmax(score_->score(h_t, mem.keys), window);
 }
 
+AttentionOutput LocalAttention::attend_window(const Variable& h_t, const AttentionMemory& mem,
+                                              const Tensor& window) const {
+  if (Variable q = score_->query(h_t); q.defined()) {
+    AttentionStep a = attention_step(q, mem.keys, mem.memory, window);
+    return {a.context, a.weights};
+  }
+  Variable weights = align(h_t, mem, window);
+  return {attention_context(weights, mem.memory), weights};
+}
+
 }  // namespace luong

@@ -20,6 +20,8 @@ class LocalAttention : public Attention {
   Tensor window_mask(const AttentionMemory& mem, const std::vector<double>& centers) const;
   // softmax of the scores over the window: h_t (B, H) -> (B, S), zero outside.
   Variable align(const Variable& h_t, const AttentionMemory& mem, const Tensor& window) const;
+  // align() and the context over the memory; one fused node (ops attention_step) for dot and general scores.
+  AttentionOutput attend_window(const Variable& h_t, const AttentionMemory& mem, const Tensor& window) const;
   const std::string& name() const { return name_; }
 
  private:

@@ -16,8 +16,7 @@ class LocalMAttention : public LocalAttention {
     LUONG_CHECK(t >= 0, "attention 'local-m': step ", t, " is negative");
     std::vector<double> centers;
     for (int64_t len : mem.lengths) centers.push_back(static_cast<double>(std::min(t, len - 1)));
-    Variable weights = align(h_t, mem, window_mask(mem, centers));  // (B, S)
-    return {attention_context(weights, mem.memory), weights};
+    return attend_window(h_t, mem, window_mask(mem, centers));
   }
 };
 
