@@ -32,6 +32,22 @@ struct SentenceSearch {
   bool done = false;
 };
 
+// The `count` best tokens of one row of log-probabilities, best first; ties go to the lower token id. A
+// sentence's best 2K extensions are among the best 2K of each of its beams' rows (the order within a row is
+// the global order restricted to it), so beam search ranks K x 2K candidates instead of K x V.
+void best_tokens(const float* row, int64_t V, size_t count, std::vector<std::pair<float, int64_t>>& out) {
+  out.clear();
+  for (int64_t v = 0; v < V; ++v) {
+    const float x = row[v];
+    if (out.size() == count && !(x > out.back().first)) continue;  // not better than the worst kept
+    auto at = std::upper_bound(out.begin(), out.end(), x, [](float value, const std::pair<float, int64_t>& e) {
+      return value > e.first;  // after every kept entry >= x: equal values keep the lower id first
+    });
+    out.insert(at, {x, v});
+    if (out.size() > count) out.pop_back();
+  }
+}
+
 void finish(SentenceSearch& s, Beam beam, double alpha, bool ended_with_eos) {
   Hypothesis h;
   h.log_prob = beam.log_prob;
@@ -66,15 +82,18 @@ std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Te
   for (int64_t i = 0; i < B * K; ++i) rows[static_cast<size_t>(i)] = i / K;
   DecoderState state = model.select_rows(model.encode(src, src_lengths), rows);
   std::vector<int64_t> prev(static_cast<size_t>(B * K), bos);
+  std::vector<Candidate> cand;                       // reused across sentences and steps
+  std::vector<std::pair<float, int64_t>> row_best;  // likewise
 
   for (int64_t t = 0;; ++t) {
     bool all_done = true;
     for (const auto& s : sent) all_done = all_done && s.done;
     if (all_done) break;
     DecodeStep step = model.decode_step(state, Tensor::from_ids(prev, {B * K}, device), nullptr);
-    const Tensor logp = step.log_probs.data().to(Device::cpu()).to(DType::f64);  // (B * K, V)
+    // (B * K, V), read as float: scores accumulate in double, each term converted exactly.
+    const Tensor logp = step.log_probs.data().to(Device::cpu()).to(DType::f32);
     const int64_t V = logp.size(1);
-    const double* lp = logp.data<double>();
+    const float* lp = logp.data<float>();
     Tensor att;
     if (o.keep_attention) att = step.attention.data().to(Device::cpu()).to(DType::f32);  // (B * K, S)
     const int64_t S = o.keep_attention ? att.size(1) : 0;
@@ -85,12 +104,12 @@ std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Te
       for (int64_t k = 0; k < K; ++k) parent[static_cast<size_t>(b * K + k)] = b * K;  // harmless default
       if (s.done) continue;
       // The 2K best extensions: enough to fill K live beams even if K of them end in </s>.
-      std::vector<Candidate> cand;
+      cand.clear();
       for (int64_t k = 0; k < K; ++k) {
         const double base = s.beams[static_cast<size_t>(k)].log_prob;
         if (base == kNegInf) continue;
-        const double* row = lp + (b * K + k) * V;
-        for (int64_t v = 0; v < V; ++v) cand.push_back({base + row[v], k, v});
+        best_tokens(lp + (b * K + k) * V, V, static_cast<size_t>(2 * K), row_best);
+        for (const auto& [x, v] : row_best) cand.push_back({base + static_cast<double>(x), k, v});
       }
       const size_t keep = std::min(cand.size(), static_cast<size_t>(2 * K));
       // Ties go to the lower (beam, token), matching greedy's first-maximum choice.

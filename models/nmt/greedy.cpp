@@ -15,12 +15,15 @@ std::vector<std::vector<int64_t>> greedy_decode(const NmtModel& model, const Ten
   for (int64_t step = 0; step < max_len; ++step) {
     DecodeStep s = model.decode_step(state, Tensor::from_ids(prev, {B}, dev));
     state = std::move(s.state);
-    const std::vector<double> lp = s.log_probs.data().to_vector();
+    // Read as float in place (a float64 model's values are compared after rounding, which can only merge
+    // ties that differ below float precision): no (B, V) vector of doubles per step.
+    const Tensor logp = s.log_probs.data().to(Device::cpu()).to(DType::f32);
+    const float* lp = logp.data<float>();
     bool all_done = true;
     for (int64_t b = 0; b < B; ++b) {
       int64_t best = 0;
       for (int64_t v = 1; v < V; ++v)
-        if (lp[static_cast<size_t>(b * V + v)] > lp[static_cast<size_t>(b * V + best)]) best = v;
+        if (lp[b * V + v] > lp[b * V + best]) best = v;
       prev[static_cast<size_t>(b)] = best;
       if (done[static_cast<size_t>(b)]) continue;
       if (best == eos) done[static_cast<size_t>(b)] = true;

@@ -2,6 +2,9 @@
 // and batching sentences together does not change any sentence's result.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
+
 #include "models/nmt/beam_search.h"
 #include "models/nmt/greedy.h"
 
@@ -85,6 +88,62 @@ TEST(BeamSearch, BatchingDoesNotChangeResults) {
       for (float w : a) s += w;
       EXPECT_NEAR(s, 1.0, 1e-4);
     }
+  }
+}
+
+// The scores of every complete hypothesis of one sentence by brute force, best first: every token sequence
+// up to max_len, either ended by </s> or cut at max_len, scored by its summed log-probability.
+std::vector<double> exhaustive_scores(const NmtModel& model, const std::vector<int64_t>& src_ids, int64_t max_len) {
+  NoGradGuard no_grad;
+  const int64_t len = static_cast<int64_t>(src_ids.size()), V = model.config().tgt_vocab;
+  DecoderState state = model.select_rows(model.encode(Tensor::from_ids(src_ids, {1, len}), {len}), {0});
+  std::vector<double> score{0.0};   // per live prefix (no </s> yet)
+  std::vector<int64_t> last{kBos};  // its last token
+  std::vector<double> complete;
+  for (int64_t t = 0; t < max_len; ++t) {
+    DecodeStep step = model.decode_step(state, Tensor::from_ids(last, {static_cast<int64_t>(last.size())}));
+    const std::vector<double> lp = step.log_probs.data().to_vector();
+    std::vector<double> next_score;
+    std::vector<int64_t> next_last, parent;
+    for (size_t i = 0; i < score.size(); ++i) {
+      const double* row = lp.data() + static_cast<int64_t>(i) * V;
+      complete.push_back(score[i] + row[kEos]);
+      for (int64_t v = 0; v < V; ++v) {
+        if (v == kEos) continue;
+        if (t + 1 == max_len) {
+          complete.push_back(score[i] + row[v]);  // cut at the limit
+        } else {
+          next_score.push_back(score[i] + row[v]);
+          next_last.push_back(v);
+          parent.push_back(static_cast<int64_t>(i));
+        }
+      }
+    }
+    if (t + 1 == max_len) break;
+    state = model.select_rows(step.state, parent);
+    score = std::move(next_score), last = std::move(next_last);
+  }
+  std::sort(complete.begin(), complete.end(), std::greater<>());
+  return complete;
+}
+
+// With a beam as wide as the whole search space (10^3 live prefixes at max_len 3, vocabulary 11), beam
+// search is exhaustive: its 100-best list must be the brute-force 100 best. This checks candidate selection
+// (each beam's best 2K tokens, then the sentence's best 2K) far down the ranking, not just at the top.
+TEST(BeamSearch, FullWidthBeamFindsTheExhaustiveNBest) {
+  auto model = random_model("general");
+  std::vector<int64_t> lengths;
+  const Tensor src = sources(lengths);
+  const int64_t max_len = 3;
+  const size_t n = 100;
+  const auto out = beam_search(*model, src, lengths, kBos, kEos, fixed_length(1000, max_len, n));
+  for (int64_t b = 0; b < 4; ++b) {
+    const auto row = src.select(b).to_vector();
+    const std::vector<int64_t> ids(row.begin(), row.begin() + lengths[static_cast<size_t>(b)]);
+    const std::vector<double> truth = exhaustive_scores(*model, ids, max_len);
+    const auto& nbest = out[static_cast<size_t>(b)];
+    ASSERT_EQ(nbest.size(), n);
+    for (size_t i = 0; i < n; ++i) EXPECT_NEAR(nbest[i].score, truth[i], 1e-4) << "sentence " << b << " rank " << i;
   }
 }
 
