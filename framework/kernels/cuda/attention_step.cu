@@ -67,7 +67,7 @@ template <class T>
 __global__ void attention_step_backward_kernel(int64_t batch, int64_t src, int64_t dim, const T* q, const T* k,
                                                const T* v, const T* weights, const T* gc, const T* gw, T* dq, T* dk,
                                                T* dv) {
-  extern __shared__ unsigned char shared_bytes[];
+  extern __shared__ __align__(16) unsigned char shared_bytes[];
   T* ds = reinterpret_cast<T*>(shared_bytes);  // (src): dL/da, then dL/dscore
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
   for (int64_t b = blockIdx.x; b < batch; b += gridDim.x) {
