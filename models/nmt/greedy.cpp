@@ -22,8 +22,13 @@ std::vector<std::vector<int64_t>> greedy_decode(const NmtModel& model, const Ten
     bool all_done = true;
     for (int64_t b = 0; b < B; ++b) {
       int64_t best = 0;
-      for (int64_t v = 1; v < V; ++v)
+      bool nan = lp[b * V] != lp[b * V];
+      for (int64_t v = 1; v < V; ++v) {
+        nan = nan || lp[b * V + v] != lp[b * V + v];
         if (lp[b * V + v] > lp[b * V + best]) best = v;
+      }
+      LUONG_CHECK(!nan, "greedy decoding: the model gave NaN log-probabilities at output step ", step,
+                  " of sentence ", b, " in this batch; the checkpoint's parameters are probably not finite");
       prev[static_cast<size_t>(b)] = best;
       if (done[static_cast<size_t>(b)]) continue;
       if (best == eos) done[static_cast<size_t>(b)] = true;

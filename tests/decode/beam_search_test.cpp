@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "models/nmt/beam_search.h"
@@ -144,6 +145,26 @@ TEST(BeamSearch, FullWidthBeamFindsTheExhaustiveNBest) {
     const auto& nbest = out[static_cast<size_t>(b)];
     ASSERT_EQ(nbest.size(), n);
     for (size_t i = 0; i < n; ++i) EXPECT_NEAR(nbest[i].score, truth[i], 1e-4) << "sentence " << b << " rank " << i;
+  }
+}
+
+TEST(BeamSearch, NaNParametersGiveAClearError) {
+  auto model = random_model("general");
+  for (auto& [name, p] : model->named_parameters())
+    if (name.find("output") != std::string::npos) p.data().fill_(std::nan(""));
+  std::vector<int64_t> lengths;
+  const Tensor src = sources(lengths);
+  try {
+    beam_search(*model, src, lengths, kBos, kEos, fixed_length(3, 5));
+    FAIL() << "beam search ranked NaN log-probabilities";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("NaN log-probabilities"), std::string::npos) << e.what();
+  }
+  try {
+    greedy_decode(*model, src, lengths, kBos, kEos, 5);
+    FAIL() << "greedy decoding took the argmax of NaN log-probabilities";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("NaN log-probabilities"), std::string::npos) << e.what();
   }
 }
 

@@ -44,10 +44,17 @@ void attention_step_forward(int64_t batch, int64_t src, int64_t dim, const T* q,
     T* wb = weights + b * src;
     T* cb = context + b * dim;
     T mx = neg_inf;
+    bool nan = false;
     for (int64_t j = 0; j < src; ++j) {
       if (mb && !mb[j]) continue;
       wb[j] = dot(qb, k + (b * src + j) * dim, dim);
       mx = wb[j] > mx ? wb[j] : mx;
+      nan = nan || wb[j] != wb[j];
+    }
+    if (nan) {  // a NaN score poisons the row instead of being skipped by the max
+      for (int64_t j = 0; j < src; ++j) wb[j] = std::numeric_limits<T>::quiet_NaN();
+      for (int64_t h = 0; h < dim; ++h) cb[h] = std::numeric_limits<T>::quiet_NaN();
+      continue;
     }
     for (int64_t h = 0; h < dim; ++h) cb[h] = T(0);
     if (mx == neg_inf) {  // fully masked row

@@ -33,8 +33,16 @@ void softmax_forward(bool log, int64_t rows, int64_t cols, const T* x, const uin
       }
     }
     T mx = neg_inf;
+    bool nan = false;
     for (int64_t j = 0; j < cols; ++j)
-      if (!mr || mr[j]) mx = xr[j] > mx ? xr[j] : mx;
+      if (!mr || mr[j]) {
+        mx = xr[j] > mx ? xr[j] : mx;
+        nan = nan || xr[j] != xr[j];
+      }
+    if (nan) {  // NaN propagates to the whole row (a max that skips NaN would hide it, even as "all masked")
+      for (int64_t j = 0; j < cols; ++j) yr[j] = std::numeric_limits<T>::quiet_NaN();
+      continue;
+    }
     if (mx == neg_inf) {  // fully masked row
       for (int64_t j = 0; j < cols; ++j) yr[j] = T(0);
       continue;

@@ -36,11 +36,20 @@ __global__ void attention_step_forward_kernel(int64_t batch, int64_t src, int64_
       if (lane == 0) wb[j] = s;
     }
     __syncthreads();
-    T mx = neg_infinity<T>();
+    T mx = neg_infinity<T>(), nan = T(0);
     for (int64_t j = threadIdx.x; j < src; j += blockDim.x)
-      if (!mb || mb[j]) mx = wb[j] > mx ? wb[j] : mx;
+      if (!mb || mb[j]) {
+        mx = wb[j] > mx ? wb[j] : mx;
+        nan = wb[j] != wb[j] ? T(1) : nan;
+      }
     mx = block_max(mx);
     T* cb = context + b * dim;
+    if (block_max(nan) > T(0)) {  // a NaN score poisons the row, as on the CPU (block-uniform branch)
+      for (int64_t j = threadIdx.x; j < src; j += blockDim.x) wb[j] = dev_nan<T>();
+      for (int64_t h = threadIdx.x; h < dim; h += blockDim.x) cb[h] = dev_nan<T>();
+      __syncthreads();
+      continue;
+    }
     if (mx == neg_infinity<T>()) {  // fully masked row (block-uniform branch)
       for (int64_t j = threadIdx.x; j < src; j += blockDim.x) wb[j] = T(0);
       for (int64_t h = threadIdx.x; h < dim; h += blockDim.x) cb[h] = T(0);

@@ -28,6 +28,10 @@ template <class T>
 __device__ inline T neg_infinity() {
   return -static_cast<T>(INFINITY);
 }
+template <class T>
+__device__ inline T dev_nan() {
+  return static_cast<T>(NAN);
+}
 
 struct SumOp {
   template <class T>

@@ -11,10 +11,17 @@ namespace {
 template <class T>
 __device__ T softmax_row(bool log, int64_t cols, const T* xr, const uint8_t* mr, T* yr) {
   const T neg_inf = neg_infinity<T>();
-  T mx = neg_inf;
+  T mx = neg_inf, nan = T(0);
   for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
-    if (!mr || mr[j]) mx = xr[j] > mx ? xr[j] : mx;
+    if (!mr || mr[j]) {
+      mx = xr[j] > mx ? xr[j] : mx;
+      nan = xr[j] != xr[j] ? T(1) : nan;
+    }
   mx = block_max(mx);
+  if (block_max(nan) > T(0)) {  // NaN propagates to the whole row, as on the CPU
+    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) yr[j] = dev_nan<T>();
+    return dev_nan<T>();
+  }
   if (mx == neg_inf) {  // fully masked row: all zeros, as on the CPU
     for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) yr[j] = T(0);
     return neg_inf;
