@@ -61,11 +61,5 @@ void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g) {
 
 double global_norm(const Tensor& flat) { return std::sqrt(sum_squares(flat)); }
 
-double clip_grad_norm_(Tensor& flat, double max_norm) {
-  LUONG_CHECK(max_norm > 0, "clip_grad_norm_: max_norm must be positive, got ", max_norm);
-  const double norm = global_norm(flat);
-  if (std::isfinite(norm) && norm > max_norm) scale_(flat, max_norm / (norm + 1e-12));
-  return norm;
-}
 
 }  // namespace luong

@@ -13,9 +13,7 @@ bool has_non_finite(const Tensor& t);
 // c (k, n) += aᵀ g for a (m, k) and g (m, n), any shapes with those element counts: the weight-gradient GEMM.
 void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g);
 
-// The global L2 norm of a flat gradient buffer, and clipping it to max_norm (Pascanu et al. 2013):
-// when norm > max_norm, scales by max_norm / norm. Returns the norm before clipping.
+// The global L2 norm of a flat gradient buffer (clipping: optim/average_and_clip.h).
 double global_norm(const Tensor& flat);
-double clip_grad_norm_(Tensor& flat, double max_norm);
 
 }  // namespace luong

@@ -10,7 +10,7 @@ namespace luong {
 
 struct AveragedGradient {
   bool finite = true;  // false: some element is NaN or Inf; the buffer is left untouched
-  double norm = 0.0;   // L2 norm of the token-averaged gradient, before clipping
+  double norm = 0.0;   // L2 norm of the token-averaged gradient, before clipping (NaN or Inf if not finite)
 };
 
 // flat_grad holds a gradient summed over `tokens` target tokens (tokens <= 0: already an average).
@@ -20,5 +20,10 @@ struct AveragedGradient {
 // every element is), so the whole function reads the buffer twice instead of the four or five passes of a
 // separate NaN check, average, norm and clip.
 AveragedGradient average_and_clip_(Tensor& flat_grad, int64_t tokens, double clip_norm);
+
+// Clipping alone, for a gradient that is already an average: scales by max_norm / norm when norm > max_norm
+// (max_norm > 0) and returns the norm before clipping (NaN or Inf, with the buffer untouched, when an element
+// is not finite).
+double clip_grad_norm_(Tensor& flat_grad, double max_norm);
 
 }  // namespace luong

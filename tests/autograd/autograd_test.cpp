@@ -5,6 +5,7 @@
 #include "framework/autograd/node.h"
 #include "framework/ops/ops.h"
 #include "framework/ops/tensor_math.h"
+#include "framework/optim/average_and_clip.h"
 #include "tests/support/gradcheck.h"
 
 namespace luong {

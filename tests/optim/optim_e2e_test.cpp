@@ -4,6 +4,7 @@
 
 #include "framework/ops/ops.h"
 #include "framework/ops/tensor_math.h"
+#include "framework/optim/average_and_clip.h"
 #include "framework/optim/schedule.h"
 #include "tests/optim/optim_support.h"
 
