@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "framework/kernels/cpu/parallel.h"
+#include "framework/kernels/cpu/softmax_row.h"
 
 namespace luong::cpu {
 namespace {
@@ -36,42 +37,20 @@ bool parallel_rows(int64_t batch, int64_t src, int64_t dim) { return batch > 1 &
 template <class T>
 void attention_step_forward(int64_t batch, int64_t src, int64_t dim, const T* q, const T* k, const T* v,
                             const uint8_t* mask, T* weights, T* context) {
-  const T neg_inf = -std::numeric_limits<T>::infinity();
 #pragma omp parallel for schedule(static) if (parallel_rows(batch, src, dim))
   for (int64_t b = 0; b < batch; ++b) {
     const T* qb = q + b * dim;
     const uint8_t* mb = mask ? mask + b * src : nullptr;
-    T* wb = weights + b * src;
+    T* wb = weights + b * src;  // the scores, then (in place) the weights
     T* cb = context + b * dim;
-    T mx = neg_inf;
-    bool nan = false;
-    for (int64_t j = 0; j < src; ++j) {
-      if (mb && !mb[j]) continue;
-      wb[j] = dot(qb, k + (b * src + j) * dim, dim);
-      mx = wb[j] > mx ? wb[j] : mx;
-      nan = nan || wb[j] != wb[j];
-    }
-    if (nan) {  // a NaN score poisons the row instead of being skipped by the max
-      for (int64_t j = 0; j < src; ++j) wb[j] = std::numeric_limits<T>::quiet_NaN();
-      for (int64_t h = 0; h < dim; ++h) cb[h] = std::numeric_limits<T>::quiet_NaN();
-      continue;
-    }
-    for (int64_t h = 0; h < dim; ++h) cb[h] = T(0);
-    if (mx == neg_inf) {  // fully masked row
-      for (int64_t j = 0; j < src; ++j) wb[j] = T(0);
-      continue;
-    }
-    T sum = T(0);
-    for (int64_t j = 0; j < src; ++j) {
-      wb[j] = (mb && !mb[j]) ? T(0) : std::exp(wb[j] - mx);
-      sum += wb[j];
-    }
-    const T inv = T(1) / sum;
-    for (int64_t j = 0; j < src; ++j) {
-      if (wb[j] == T(0)) continue;
-      wb[j] *= inv;
-      axpy_row(wb[j], v + (b * src + j) * dim, cb, dim);
-    }
+    for (int64_t j = 0; j < src; ++j)
+      if (!mb || mb[j]) wb[j] = dot(qb, k + (b * src + j) * dim, dim);
+    const SoftmaxRow kind = softmax_row(false, src, wb, mb, wb);
+    const T fill = kind == SoftmaxRow::nan ? std::numeric_limits<T>::quiet_NaN() : T(0);  // NaN poisons the context
+    for (int64_t h = 0; h < dim; ++h) cb[h] = fill;
+    if (kind != SoftmaxRow::normal) continue;
+    for (int64_t j = 0; j < src; ++j)
+      if (wb[j] != T(0)) axpy_row(wb[j], v + (b * src + j) * dim, cb, dim);
   }
 }
 

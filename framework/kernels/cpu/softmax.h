@@ -5,7 +5,8 @@
 namespace luong::cpu {
 
 // y = softmax(x) or log_softmax(x) per row; where mask (rows, cols) is given, mask == 0 positions are
-// excluded (probability 0; log-probability -inf). A row with no unmasked position is all zeros.
+// excluded (probability 0; log-probability -inf). A row with no unmasked position is all zeros; a NaN in
+// an unmasked position makes its row NaN (kernels/cpu/softmax_row.h).
 template <class T>
 void softmax_forward(bool log, int64_t rows, int64_t cols, const T* x, const uint8_t* mask, T* y);
 // gx += J^T gy. softmax: y (gy - sum(gy y)); log_softmax: gy - exp(y) sum(gy).

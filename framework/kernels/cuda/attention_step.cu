@@ -5,6 +5,7 @@
 #include "framework/core/error.h"
 #include "framework/kernels/cuda/common.cuh"
 #include "framework/kernels/cuda/kernels.h"
+#include "framework/kernels/cuda/softmax_row.cuh"
 
 namespace luong::cuda {
 namespace {
@@ -26,7 +27,7 @@ __global__ void attention_step_forward_kernel(int64_t batch, int64_t src, int64_
   for (int64_t b = blockIdx.x; b < batch; b += gridDim.x) {
     const T* qb = q + b * dim;
     const uint8_t* mb = mask ? mask + b * src : nullptr;
-    T* wb = weights + b * src;  // holds the scores until they are normalised in place
+    T* wb = weights + b * src;  // the scores, then (in place) the weights
     for (int64_t j = warp; j < src; j += warps) {
       if (mb && !mb[j]) continue;
       const T* kj = k + (b * src + j) * dim;
@@ -36,32 +37,13 @@ __global__ void attention_step_forward_kernel(int64_t batch, int64_t src, int64_
       if (lane == 0) wb[j] = s;
     }
     __syncthreads();
-    T mx = neg_infinity<T>(), nan = T(0);
-    for (int64_t j = threadIdx.x; j < src; j += blockDim.x)
-      if (!mb || mb[j]) {
-        mx = wb[j] > mx ? wb[j] : mx;
-        nan = wb[j] != wb[j] ? T(1) : nan;
-      }
-    mx = block_max(mx);
-    T* cb = context + b * dim;
-    if (block_max(nan) > T(0)) {  // a NaN score poisons the row, as on the CPU (block-uniform branch)
-      for (int64_t j = threadIdx.x; j < src; j += blockDim.x) wb[j] = dev_nan<T>();
-      for (int64_t h = threadIdx.x; h < dim; h += blockDim.x) cb[h] = dev_nan<T>();
-      __syncthreads();
-      continue;
-    }
-    if (mx == neg_infinity<T>()) {  // fully masked row (block-uniform branch)
-      for (int64_t j = threadIdx.x; j < src; j += blockDim.x) wb[j] = T(0);
-      for (int64_t h = threadIdx.x; h < dim; h += blockDim.x) cb[h] = T(0);
-      continue;
-    }
-    T sum = T(0);
-    for (int64_t j = threadIdx.x; j < src; j += blockDim.x)
-      if (!mb || mb[j]) sum += dev_exp(wb[j] - mx);
-    sum = block_sum(sum);
-    const T inv = T(1) / sum;
-    for (int64_t j = threadIdx.x; j < src; j += blockDim.x) wb[j] = (!mb || mb[j]) ? dev_exp(wb[j] - mx) * inv : T(0);
+    const T lse = softmax_row(false, src, wb, mb, wb);  // in place; lse block-uniform
     __syncthreads();
+    T* cb = context + b * dim;
+    if (!(lse > neg_infinity<T>())) {  // NaN row (NaN context) or fully masked row (zero context)
+      for (int64_t h = threadIdx.x; h < dim; h += blockDim.x) cb[h] = lse != lse ? dev_nan<T>() : T(0);
+      continue;
+    }
     for (int64_t h = threadIdx.x; h < dim; h += blockDim.x) {
       T c = T(0);
       for (int64_t j = 0; j < src; ++j) c += wb[j] * v[(b * src + j) * dim + h];

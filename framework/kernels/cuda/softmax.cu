@@ -2,43 +2,10 @@
 // A block per row (rows strided over the grid), block-wide max and sum through the fixed reduction tree.
 #include "framework/kernels/cuda/common.cuh"
 #include "framework/kernels/cuda/kernels.h"
+#include "framework/kernels/cuda/softmax_row.cuh"
 
 namespace luong::cuda {
 namespace {
-
-// Writes y for one row; returns log-sum-exp of the unmasked entries (or -inf for a fully masked row).
-// Every thread of the block must call it (it holds barriers).
-template <class T>
-__device__ T softmax_row(bool log, int64_t cols, const T* xr, const uint8_t* mr, T* yr) {
-  const T neg_inf = neg_infinity<T>();
-  T mx = neg_inf, nan = T(0);
-  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
-    if (!mr || mr[j]) {
-      mx = xr[j] > mx ? xr[j] : mx;
-      nan = xr[j] != xr[j] ? T(1) : nan;
-    }
-  mx = block_max(mx);
-  if (block_max(nan) > T(0)) {  // NaN propagates to the whole row, as on the CPU
-    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) yr[j] = dev_nan<T>();
-    return dev_nan<T>();
-  }
-  if (mx == neg_inf) {  // fully masked row: all zeros, as on the CPU
-    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) yr[j] = T(0);
-    return neg_inf;
-  }
-  T sum = T(0);
-  for (int64_t j = threadIdx.x; j < cols; j += blockDim.x)
-    if (!mr || mr[j]) sum += dev_exp(xr[j] - mx);
-  sum = block_sum(sum);
-  const T lse = mx + dev_log(sum);
-  if (log) {
-    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) yr[j] = (!mr || mr[j]) ? xr[j] - lse : neg_inf;
-  } else {
-    const T inv = T(1) / sum;
-    for (int64_t j = threadIdx.x; j < cols; j += blockDim.x) yr[j] = (!mr || mr[j]) ? dev_exp(xr[j] - mx) * inv : T(0);
-  }
-  return lse;
-}
 
 template <class T>
 __global__ void softmax_forward_kernel(bool log, int64_t rows, int64_t cols, const T* x, const uint8_t* mask, T* y) {
