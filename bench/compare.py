@@ -27,7 +27,8 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
-CLEARED_VARS = THREAD_VARS + ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")  # the caller's settings never leak into a measurement
+# The caller's settings never leak into a measurement; --torch-env sets variables for PyTorch explicitly.
+CLEARED_VARS = THREAD_VARS + ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "OPENBLAS_CORETYPE")
 
 
 def find_luong_bench(build: str | None) -> str:
@@ -66,19 +67,31 @@ def configurations(a, luong_bin):
         # does not give t threads).
         env = {} if t is None else {"OMP_NUM_THREADS": t, "OPENBLAS_NUM_THREADS": t}
         out.append((f"luong t{t or 'default'}", [luong_bin] + dev + timing_args(a), env))
-    torch_py = [sys.executable, os.path.join(ROOT, "bench", "torch_reference", "step_bench.py")]
     settings = ["0:0"] if a.device.startswith("cuda") else a.torch_settings.split(",")
     if a.only == "luong":
         settings = []
-    for s in settings:
-        passive = s.endswith("p")
-        tt, bt = (int(x) for x in s.rstrip("p").split(":"))
-        env = {} if bt == 0 else {k: str(bt) for k in THREAD_VARS}
-        if passive:  # idle OpenMP threads sleep instead of spinning (luong's own default)
-            env["OMP_WAIT_POLICY"] = "PASSIVE"
-        extra = ["--threads", str(tt)] if tt > 0 else []
-        out.append((f"torch {s}", torch_py + dev + extra + timing_args(a), env))
+    pythons = a.torch_python.split(",") if a.torch_python else [sys.executable]
+    for py in pythons:
+        torch_py = [py, os.path.join(ROOT, "bench", "torch_reference", "step_bench.py")]
+        for s in settings:
+            passive = s.endswith("p")
+            tt, bt = (int(x) for x in s.rstrip("p").split(":"))
+            env = dict(a.torch_env)
+            if bt > 0:
+                env.update({k: str(bt) for k in THREAD_VARS})
+            if passive:  # idle OpenMP threads sleep instead of spinning (luong's own default)
+                env["OMP_WAIT_POLICY"] = "PASSIVE"
+            extra = ["--threads", str(tt)] if tt > 0 else []
+            label = f"torch {s}" + (f" ({py})" if len(pythons) > 1 else "")
+            out.append((label, torch_py + dev + extra + timing_args(a), env))
     return out
+
+
+def key_value(text):
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key, value
 
 
 def fmt(x, digits=0):
@@ -133,6 +146,13 @@ def main():
     ap.add_argument("--torch-settings", default="1:1,1:2,2:2,2:2p",
                     help="comma-separated torch_threads:blas_threads pairs to try on CPU; a trailing p adds "
                          "OMP_WAIT_POLICY=PASSIVE")
+    ap.add_argument("--torch-python", default=None,
+                    help="comma-separated Python interpreters whose torch to measure, each with every setting "
+                         "(default: this one), e.g. /usr/bin/python3 for Debian's python3-torch (OpenBLAS) "
+                         "beside a pip-installed one (MKL)")
+    ap.add_argument("--torch-env", type=key_value, action="append", default=[], metavar="KEY=VALUE",
+                    help="set in every PyTorch process (repeatable), e.g. OPENBLAS_CORETYPE=SkylakeX for a "
+                         "torch on OpenBLAS 0.3.21, which does not recognise this CPU")
     ap.add_argument("--luong-threads", default=None, help="comma-separated OMP_NUM_THREADS values for luong")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--steps", type=int, default=10, help="steps per timed window")

@@ -86,6 +86,7 @@ double now_s() {
 }
 
 nlohmann::json run(const BenchArgs& a) {
+  const double startup_rss_mb = proc_status_mb("VmRSS");  // the program and its libraries, before any tensor
   const Device device = Device::parse(a.device);
   const GemmPrecisionGuard gemm_precision_scope(parse_gemm_precision(a.precision));
   const std::string preset = a.preset.empty() ? (device.is_cuda() ? "paper" : "cpu") : a.preset;
@@ -125,7 +126,7 @@ nlohmann::json run(const BenchArgs& a) {
 
   for (int i = 0; i < a.warmup; ++i) step(i);
   sync();
-  if (device.is_cuda()) allocator_for(device).reset_peak();
+  allocator_for(device).reset_peak();
   std::vector<double> window_ms;
   for (int w = 0; w < a.windows; ++w) {
     const double t0 = now_s();
@@ -152,6 +153,12 @@ nlohmann::json run(const BenchArgs& a) {
   r["step_ms"] = step_ms;
   r["window_step_ms"] = window_ms;
   r["peak_rss_mb"] = proc_status_mb("VmHWM");
+  r["startup_rss_mb"] = startup_rss_mb;
+  // The tensors' own high-water mark in the timed steps (size-class rounded), and what the caching allocator
+  // keeps for reuse: together with startup_rss_mb they account for the peak RSS.
+  const MemoryStats mem = allocator_for(device).stats();
+  r["tensor_peak_mb"] = static_cast<double>(mem.peak) / (1 << 20);
+  r["allocator_cached_mb"] = static_cast<double>(mem.cached) / (1 << 20);
   r["parameters"] = flat.numel();
   if (device.is_cuda()) r["peak_device_mb"] = static_cast<double>(allocator_for(device).stats().peak) / (1 << 20);
   return r;

@@ -55,6 +55,33 @@ def parse_args():
     return ap.parse_args()
 
 
+def blas_description():
+    """Which BLAS this torch runs its CPU GEMMs on, read from the libraries mapped into the process: PyPI
+    wheels bundle MKL, Debian's python3-torch goes through libblas.so.3 (OpenBLAS by default). For OpenBLAS
+    the core its kernels were chosen for, since 0.3.21 falls back to generic kernels on CPUs it does not know."""
+    torch.ones(2, 2) @ torch.ones(2, 2)  # make sure the BLAS is loaded
+    try:
+        with open("/proc/self/maps") as f:
+            libs = {line.split()[-1] for line in f if ".so" in line}
+    except OSError:
+        return "BLAS unknown"
+    if torch.backends.mkl.is_available() or any("libmkl" in lib for lib in libs):
+        return "BLAS MKL"
+    openblas = sorted(lib for lib in libs if "openblas" in os.path.basename(lib) or "/openblas" in lib)
+    if openblas:
+        import ctypes
+        for lib in openblas:
+            try:
+                fn = ctypes.CDLL(lib).openblas_get_corename
+            except (OSError, AttributeError):
+                continue
+            fn.restype = ctypes.c_char_p
+            return f"BLAS OpenBLAS, core {fn().decode()}"
+        return "BLAS OpenBLAS"
+    blas = sorted(os.path.basename(lib) for lib in libs if "blas" in os.path.basename(lib))
+    return "BLAS " + (", ".join(blas) if blas else "unknown")
+
+
 def synthetic_batches(shape, device, gen, count=4):
     """`count` batches of random ids in [4, vocab): no <pad>/<unk>/<s>/</s>, all sentences full length."""
     out = []
@@ -130,6 +157,7 @@ def main():
                      f"OMP {os.environ.get('OMP_NUM_THREADS', '-')}, MKL {os.environ.get('MKL_NUM_THREADS', '-')}, "
                      f"OpenBLAS {os.environ.get('OPENBLAS_NUM_THREADS', '-')}"
                      + (f", OMP_WAIT_POLICY {os.environ['OMP_WAIT_POLICY']}" if "OMP_WAIT_POLICY" in os.environ else "")
+                     + ("" if cuda else f", {blas_description()}")
                      + (", cuDNN encoder, LSTMCell decoder, no TF32" if cuda else "")),
         "tokens_per_s": tokens_per_step / step_s,
         "step_ms": step_s * 1e3,

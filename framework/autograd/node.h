@@ -1,6 +1,8 @@
 // Node: the backward half of an op. Each op is a struct deriving from Node whose static forward() computes
 // the result and saves, as named members, exactly what backward needs; backward() reads the gradients of
-// the outputs and accumulates (+=) into the gradients of the inputs.
+// the outputs and accumulates (+=) into the gradients of the inputs. A node's input edges serve the graph
+// only: an interior input's data is released once no Variable refers to it (VariableImpl in variable.h),
+// so backward must never read an input's data through the edge.
 #pragma once
 #include <initializer_list>
 #include <memory>
@@ -12,7 +14,7 @@ namespace luong {
 
 class Node {
  public:
-  virtual ~Node() = default;
+  virtual ~Node();
   virtual const char* name() const = 0;
   virtual void backward() = 0;
 
@@ -33,7 +35,6 @@ class Node {
   // Gradient of output k, or an undefined tensor when nothing downstream produced one.
   const Tensor& out_grad(int k = 0) const;
   bool needs_grad(int i) const { return inputs_[static_cast<size_t>(i)]->requires_grad; }
-  const Tensor& input_data(int i) const { return inputs_[static_cast<size_t>(i)]->data; }
   // The gradient buffer of input i, zero-filled on first use, for kernels that accumulate in place.
   Tensor& grad_slot(int i);
   // Adds t into input i's gradient (copies t when the slot is empty, so t may be shared).

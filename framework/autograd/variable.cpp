@@ -18,7 +18,38 @@ Variable::Variable(Tensor data, bool requires_grad, std::string name) : impl_(st
   impl_->name = std::move(name);
 }
 
+Variable& Variable::operator=(const Variable& other) {
+  if (this != &other) {
+    std::shared_ptr<VariableImpl> keep = other.impl_;  // other may be the last handle besides this one
+    drop_handle();
+    impl_ = std::move(keep);
+  }
+  return *this;
+}
+
+Variable& Variable::operator=(Variable&& other) noexcept {
+  if (this != &other) {
+    drop_handle();
+    impl_ = std::move(other.impl_);
+  }
+  return *this;
+}
+
+void Variable::drop_handle() noexcept {
+  // use_count counts this handle, the consumers' edges and anything else holding the impl (the engine
+  // during backward, another handle): data goes only when nothing but edges will remain. Leaves keep
+  // theirs (parameters, inputs the caller may read again).
+  VariableImpl* v = impl_.get();
+  if (v && v->grad_fn && v->data.defined() && impl_.use_count() == 1 + v->consumer_edges)
+    v->data = v->data.shape_only();
+  impl_.reset();
+}
+
 const Tensor Node::kUndefined;
+
+Node::~Node() {
+  for (auto& in : inputs_) --in->consumer_edges;
+}
 
 bool Node::should_record(std::initializer_list<const Variable*> inputs) {
   if (!GradMode::enabled()) return false;
@@ -41,7 +72,10 @@ std::vector<Variable> Node::attach(const std::shared_ptr<Node>& node, std::vecto
     node->release();
     return result;
   }
-  for (auto& v : inputs) node->inputs_.push_back(v.impl());
+  for (auto& v : inputs) {
+    node->inputs_.push_back(v.impl());
+    ++v.impl()->consumer_edges;
+  }
   for (size_t k = 0; k < outputs.size(); ++k) {
     auto impl = std::make_shared<VariableImpl>();
     impl->data = std::move(outputs[k]);
@@ -55,6 +89,7 @@ std::vector<Variable> Node::attach(const std::shared_ptr<Node>& node, std::vecto
 }
 
 void Node::release() {
+  for (auto& in : inputs_) --in->consumer_edges;
   inputs_.clear();
   outputs_.clear();
   release_saved();

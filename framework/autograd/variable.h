@@ -19,6 +19,10 @@ struct VariableImpl;
 using GradReadyHook = std::function<void(VariableImpl&)>;
 
 struct VariableImpl {
+  // An interior variable's data is released (only its shape kept) once no Variable refers to it: the nodes
+  // that consume it hold it for the graph only, and each saves, as its own members, exactly the tensors its
+  // backward reads. So an activation no backward needs (an input projection, a reshape's source) is freed
+  // during forward instead of living until backward, as in PyTorch, where the graph holds saved tensors only.
   Tensor data;
   Tensor grad;  // leaves: accumulated across passes until zeroed; interior: freed once consumed
   bool requires_grad = false;
@@ -26,6 +30,7 @@ struct VariableImpl {
   int output_index = 0;           // which output of grad_fn this is
   std::string name;               // parameter name (for messages and hooks)
   GradReadyHook grad_ready_hook;
+  int consumer_edges = 0;  // nodes holding this as an input (Node::attach / Node::release)
 };
 
 class Variable {
@@ -33,6 +38,11 @@ class Variable {
   Variable() = default;
   explicit Variable(Tensor data, bool requires_grad = false, std::string name = {});
   explicit Variable(std::shared_ptr<VariableImpl> impl) : impl_(std::move(impl)) {}
+  Variable(const Variable&) = default;
+  Variable(Variable&&) noexcept = default;
+  Variable& operator=(const Variable& other);
+  Variable& operator=(Variable&& other) noexcept;
+  ~Variable() { drop_handle(); }
 
   bool defined() const { return impl_ != nullptr; }
   const Tensor& data() const { return impl_->data; }
@@ -58,6 +68,9 @@ class Variable {
   void set_grad_buffer(Tensor grad) { impl_->grad = std::move(grad); }
 
  private:
+  // Lets go of impl_, releasing an interior variable's data when this was the last handle (see VariableImpl).
+  void drop_handle() noexcept;
+
   std::shared_ptr<VariableImpl> impl_;
 };
 

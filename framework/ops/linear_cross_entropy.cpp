@@ -1,9 +1,15 @@
-// The generator and its loss as one op: z = x W + b, then softmax cross-entropy, computed in ONE (N, V)
-// buffer. Forward overwrites the logits with the probabilities; backward turns them into dz in place and
-// runs the two GEMMs (dx = dz W^T, dW = x^T dz) and the bias column sum. Composed from matmul, add and
-// cross_entropy the same step keeps three vocabulary-sized tensors alive (logits, log-probabilities,
-// gradient) and makes three more passes over them; at Multi30k's 1280 x 8000 that is 82 MB and a few
-// percent of the step. Equal to the composition to float rounding (tests/ops/fused_vs_composed_test.cpp).
+// The generator and its loss as one op: z = x W + b, then softmax cross-entropy, computed over row CHUNKS of
+// the (N, V) logits, so no vocabulary-sized buffer larger than one chunk ever exists. Composed from matmul,
+// add and cross_entropy the same step keeps three (N, V) tensors alive (logits, log-probabilities, gradient);
+// at the benchmark's 1280 x 8000 that is 123 MB, the largest activation of the model by far.
+//
+// How backward can do without the logits: the loss is a scalar, so its upstream gradient g is one number
+// and every input gradient is linear in it: dz = g (p - q), dx = dz W^T, dW = x^T dz, db = colsum(dz). When
+// a backward pass may follow, forward computes each chunk's p - q while the chunk is in cache and folds it
+// into dx, dW and db for g = 1 at once; backward only scales them by g (nothing at all for the trainer's
+// g = 1) and hands them over. The GEMMs are the same as backward would run, split along the rows; the
+// saved state is (N, H) + (H, V) + (V) instead of (N, V). Equal to the composition to float rounding
+// (tests/ops/linear_cross_entropy_test.cpp, chunked and whole).
 #include "framework/autograd/node.h"
 #include "framework/kernels/dispatch.h"
 #include "framework/ops/loss_targets.h"
@@ -14,70 +20,97 @@
 namespace luong {
 namespace {
 
+// Logit elements materialised at once. On a CPU 2^21 floats (8 MB) keep a chunk's softmax and gradient
+// passes in the last-level cache while the weight-gradient GEMM still gets K >= 256 rows at the benchmark's
+// V = 8000 (bench/engine_bench: K = 256 runs within a few percent of K = 1280). On a GPU the budget only
+// bounds memory: 2^27 floats (512 MB) leave the paper's 6400 x 50000 in three chunks of large GEMMs.
+int64_t default_chunk_rows(Device dev, int64_t vocab) {
+  const int64_t budget = dev.is_cuda() ? (int64_t{1} << 27) : (int64_t{1} << 21);
+  return std::max<int64_t>(1, budget / std::max<int64_t>(1, vocab));
+}
+
 struct LinearCrossEntropyOp : Node {
-  Tensor probs, targets;  // (N, V) probabilities, then dz after backward; (N) ids
-  int64_t ignore_index = -100;
-  double eps = 0.0;
-  int64_t rows = 0, in_dim = 0, vocab = 0;
-  bool has_bias = false;
+  // Gradients for g = 1, computed in forward (undefined where the input needs none).
+  Tensor dx, dw, db;
   const char* name() const override { return "linear_cross_entropy"; }
 
   static CrossEntropy forward(const Variable& x, const Variable& w, const Variable& b, const Tensor& targets,
-                              int64_t ignore_index, double eps) {
+                              int64_t ignore_index, double eps, int64_t chunk_rows) {
     LUONG_CHECK(x.dim() == 2 && w.dim() == 2 && x.size(1) == w.size(0), "linear_cross_entropy: cannot multiply ",
                 shape_str(x.shape()), " by ", shape_str(w.shape()));
     LUONG_CHECK(!b.defined() || b.shape() == Shape{w.size(1)}, "linear_cross_entropy: bias ",
                 b.defined() ? shape_str(b.shape()) : std::string(), " does not match weight ", shape_str(w.shape()));
     LUONG_CHECK(x.dtype() == w.dtype() && (!b.defined() || b.dtype() == w.dtype()),
                 "linear_cross_entropy: dtype mismatch ", x.dtype(), " vs ", w.dtype());
+    LUONG_CHECK(chunk_rows >= 0, "linear_cross_entropy: chunk_rows must be >= 0 (0 = automatic), got ", chunk_rows);
     check_same_device("linear_cross_entropy", x.data(), w.data());
     const int64_t rows = x.size(0), in_dim = x.size(1), vocab = w.size(1);
     const int64_t tokens = check_loss_targets("linear_cross_entropy", targets, rows, vocab, ignore_index, eps);
-    auto node = std::make_shared<LinearCrossEntropyOp>();
-    node->rows = rows, node->in_dim = in_dim, node->vocab = vocab, node->has_bias = b.defined();
-    node->targets = targets, node->ignore_index = ignore_index, node->eps = eps;
     const Device dev = x.device();
-    Tensor z = Tensor::empty({rows, vocab}, x.dtype(), dev);
-    Tensor row_loss = Tensor::empty({rows}, x.dtype(), dev);
-    dispatch_float(x.dtype(), "linear_cross_entropy", [&](auto t) {
+    const DType dt = x.dtype();
+    if (chunk_rows == 0) chunk_rows = default_chunk_rows(dev, vocab);
+    chunk_rows = std::min(chunk_rows, std::max<int64_t>(rows, 1));
+
+    auto node = std::make_shared<LinearCrossEntropyOp>();
+    const bool record = Node::should_record({&x, &w, &b});
+    const bool want_dx = record && x.requires_grad();
+    const bool want_dw = record && w.requires_grad();
+    const bool want_db = record && b.defined() && b.requires_grad();
+    if (want_dx) node->dx = Tensor::empty({rows, in_dim}, dt, dev);
+    if (want_dw) node->dw = Tensor::zeros({in_dim, vocab}, dt, dev);
+    if (want_db) node->db = Tensor::zeros({vocab}, dt, dev);
+
+    Tensor z = Tensor::empty({chunk_rows, vocab}, dt, dev);
+    Tensor row_loss = Tensor::empty({rows}, dt, dev);
+    dispatch_float(dt, "linear_cross_entropy", [&](auto t) {
       using T = decltype(t);
+      const T* px = x.data().data<T>();
+      const T* pw = w.data().data<T>();
+      const int64_t* pt = targets.data<int64_t>();
       T* pz = z.data<T>();
-      LUONG_KERNEL(dev, gemm<T>, false, false, rows, vocab, in_dim, T(1), x.data().data<T>(), w.data().data<T>(),
-                   T(0), pz);
-      if (b.defined())
-        LUONG_KERNEL(dev, binary_forward<T>, BinaryKind::add, rows * vocab, rows * vocab, pz, vocab,
-                     b.data().data<T>(), pz);
-      LUONG_KERNEL(dev, cross_entropy_inplace_forward<T>, rows, vocab, pz, targets.data<int64_t>(), ignore_index,
-                   static_cast<T>(eps), row_loss.data<T>());
+      for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
+        const int64_t n = std::min(chunk_rows, rows - r0);
+        LUONG_KERNEL(dev, gemm<T>, false, false, n, vocab, in_dim, T(1), px + r0 * in_dim, pw, T(0), pz);
+        if (b.defined())
+          LUONG_KERNEL(dev, binary_forward<T>, BinaryKind::add, n * vocab, n * vocab, pz, vocab, b.data().data<T>(),
+                       pz);
+        LUONG_KERNEL(dev, cross_entropy_inplace_forward<T>, n, vocab, pz, pt + r0, ignore_index, static_cast<T>(eps),
+                     row_loss.data<T>() + r0);
+        if (!(want_dx || want_dw || want_db)) continue;
+        // The chunk's probabilities become its dz = p - q (g = 1) and go into the saved gradients.
+        LUONG_KERNEL(dev, cross_entropy_inplace_backward<T>, n, vocab, pz, pt + r0, ignore_index, static_cast<T>(eps),
+                     T(1));
+        if (want_dx)  // dx rows (n, H) = dz (n, V) W^T
+          LUONG_KERNEL(dev, gemm<T>, false, true, n, in_dim, vocab, T(1), pz, pw, T(0),
+                       node->dx.template data<T>() + r0 * in_dim);
+        if (want_dw)  // dW (H, V) += x_rows^T dz
+          LUONG_KERNEL(dev, gemm<T>, true, false, in_dim, vocab, n, T(1), px + r0 * in_dim, pz, T(1),
+                       node->dw.template data<T>());
+        if (want_db) LUONG_KERNEL(dev, sum_rows_accumulate<T>, n, vocab, pz, node->db.template data<T>());
+      }
     });
-    Tensor total = Tensor::full({}, sum_all(row_loss), x.dtype(), dev);
+    Tensor total = Tensor::full({}, sum_all(row_loss), dt, dev);
     std::vector<Variable> inputs{x, w};
     if (b.defined()) inputs.push_back(b);
-    Variable loss = attach(node, std::move(inputs), total);
-    if (!loss.is_leaf()) node->probs = std::move(z);  // kept only when backward will run
-    return {loss, tokens};
+    return {attach(node, std::move(inputs), total), tokens};
   }
 
   void backward() override {
     const Tensor& g = out_grad();
-    if (!g.defined() || !probs.defined()) return;
+    if (!g.defined()) return;
     const double gv = g.item();
-    const Device dev = probs.device();
-    dispatch_float(probs.dtype(), "linear_cross_entropy backward", [&](auto t) {
-      using T = decltype(t);
-      T* dz = probs.data<T>();
-      LUONG_KERNEL(dev, cross_entropy_inplace_backward<T>, rows, vocab, dz, targets.data<int64_t>(), ignore_index,
-                   static_cast<T>(eps), static_cast<T>(gv));
-      if (needs_grad(0))  // dx (N, H) += dz (N, V) W^T
-        LUONG_KERNEL(dev, gemm<T>, false, true, rows, in_dim, vocab, T(1), dz, input_data(1).data<T>(), T(1),
-                     grad_slot(0).data<T>());
-      if (needs_grad(1))  // dW (H, V) += x^T dz
-        LUONG_KERNEL(dev, gemm<T>, true, false, in_dim, vocab, rows, T(1), input_data(0).data<T>(), dz, T(1),
-                     grad_slot(1).data<T>());
-      if (has_bias && needs_grad(2)) LUONG_KERNEL(dev, sum_rows_accumulate<T>, rows, vocab, dz, grad_slot(2).data<T>());
-    });
+    // The gradients were computed for g = 1; the trainer's backward starts from the loss itself (g = 1), so
+    // they are usually handed over untouched, with the bits of an unchunked GEMM split along K.
+    auto give = [&](int i, Tensor& grad) {
+      if (!grad.defined() || !needs_grad(i)) return;
+      if (gv != 1.0) scale_(grad, gv);
+      accumulate_grad_owned(i, std::move(grad));
+    };
+    give(0, dx);
+    give(1, dw);
+    if (inputs().size() > 2) give(2, db);
   }
-  void release_saved() override { probs = Tensor(), targets = Tensor(); }
+  void release_saved() override { dx = Tensor(), dw = Tensor(), db = Tensor(); }
 };
 
 }  // namespace
@@ -85,8 +118,9 @@ struct LinearCrossEntropyOp : Node {
 LUONG_REGISTER_OP("linear_cross_entropy");
 
 CrossEntropy linear_cross_entropy(const Variable& x, const Variable& weight, const Variable& bias,
-                                  const Tensor& targets, int64_t ignore_index, double label_smoothing) {
-  return LinearCrossEntropyOp::forward(x, weight, bias, targets, ignore_index, label_smoothing);
+                                  const Tensor& targets, int64_t ignore_index, double label_smoothing,
+                                  int64_t chunk_rows) {
+  return LinearCrossEntropyOp::forward(x, weight, bias, targets, ignore_index, label_smoothing, chunk_rows);
 }
 
 }  // namespace luong

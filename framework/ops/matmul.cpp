@@ -13,7 +13,14 @@ void check_float_pair(const char* op, const Variable& a, const Variable& b) {
   check_same_device(op, a.data(), b.data());
 }
 
+// Each saves only the operand its backward reads: B for dA, A for dB.
+void save_operands(const Variable& a, const Variable& b, Tensor& saved_a, Tensor& saved_b) {
+  if (b.requires_grad()) saved_a = a.data();
+  if (a.requires_grad()) saved_b = b.data();
+}
+
 struct MatmulOp : Node {
+  Tensor a, b;  // the operands (see save_operands)
   int64_t m = 0, k = 0, n = 0;
   const char* name() const override { return "matmul"; }
 
@@ -31,6 +38,7 @@ struct MatmulOp : Node {
       LUONG_KERNEL(a.device(), gemm<T>, false, false, node->m, node->n, node->k, T(1), a.data().data<T>(),
                    b.data().data<T>(), T(0), out.data<T>());
     });
+    save_operands(a, b, node->a, node->b);
     return attach(node, {a, b}, out);
   }
 
@@ -40,22 +48,24 @@ struct MatmulOp : Node {
     if (needs_grad(0))  // dA (m, k) += G (m, n) B^T
       dispatch_float(g.dtype(), "matmul backward", [&](auto t) {
         using T = decltype(t);
-        LUONG_KERNEL(g.device(), gemm<T>, false, true, m, k, n, T(1), g.data<T>(), input_data(1).data<T>(), T(1),
+        LUONG_KERNEL(g.device(), gemm<T>, false, true, m, k, n, T(1), g.data<T>(), b.data<T>(), T(1),
                      grad_slot(0).data<T>());
       });
-    if (needs_grad(1)) accumulate_weight_grad(1, input_data(0), g);  // dB (k, n) += A^T (k, m) G (m, n)
+    if (needs_grad(1)) accumulate_weight_grad(1, a, g);  // dB (k, n) += A^T (k, m) G (m, n)
   }
+  void release_saved() override { a = Tensor(), b = Tensor(); }
 };
 
 struct BmmOp : Node {
+  Tensor a, b;  // the operands (see save_operands)
   int64_t batch = 0, m = 0, k = 0, n = 0;
   bool trans_b = false;
   const char* name() const override { return "bmm"; }
 
   static Variable forward(const Variable& a, const Variable& b, bool trans_b) {
     check_float_pair("bmm", a, b);
-    const bool ok = a.dim() == 3 && b.dim() == 3 && a.size(0) == b.size(0) &&
-                    a.size(2) == (trans_b ? b.size(2) : b.size(1));
+    const bool ok =
+        a.dim() == 3 && b.dim() == 3 && a.size(0) == b.size(0) && a.size(2) == (trans_b ? b.size(2) : b.size(1));
     LUONG_CHECK(ok, "bmm: cannot multiply ", shape_str(a.shape()), " by ", shape_str(b.shape()),
                 trans_b ? " (transposed)" : "");
     auto node = std::make_shared<BmmOp>();
@@ -68,6 +78,7 @@ struct BmmOp : Node {
       LUONG_KERNEL(a.device(), gemm_batched<T>, false, trans_b, node->batch, node->m, node->n, node->k, T(1),
                    a.data().data<T>(), b.data().data<T>(), T(0), out.data<T>());
     });
+    save_operands(a, b, node->a, node->b);
     return attach(node, {a, b}, out);
   }
 
@@ -76,22 +87,20 @@ struct BmmOp : Node {
     if (!g.defined()) return;
     dispatch_float(g.dtype(), "bmm backward", [&](auto t) {
       using T = decltype(t);
-      const T* A = input_data(0).data<T>();
-      const T* B = input_data(1).data<T>();
       if (needs_grad(0))  // dA (m, k) += G (m, n) op(B)^T; op(B)^T is B (n, k) when trans_b, else B^T
-        LUONG_KERNEL(g.device(), gemm_batched<T>, false, !trans_b, batch, m, k, n, T(1), g.data<T>(), B, T(1),
+        LUONG_KERNEL(g.device(), gemm_batched<T>, false, !trans_b, batch, m, k, n, T(1), g.data<T>(), b.data<T>(), T(1),
                      grad_slot(0).data<T>());
       if (needs_grad(1)) {
         if (trans_b)  // dB (n, k) += G^T (n, m) A (m, k)
-          LUONG_KERNEL(g.device(), gemm_batched<T>, true, false, batch, n, k, m, T(1), g.data<T>(), A, T(1),
+          LUONG_KERNEL(g.device(), gemm_batched<T>, true, false, batch, n, k, m, T(1), g.data<T>(), a.data<T>(), T(1),
                        grad_slot(1).data<T>());
         else  // dB (k, n) += A^T (k, m) G (m, n)
-          LUONG_KERNEL(g.device(), gemm_batched<T>, true, false, batch, k, n, m, T(1), A, g.data<T>(), T(1),
+          LUONG_KERNEL(g.device(), gemm_batched<T>, true, false, batch, k, n, m, T(1), a.data<T>(), g.data<T>(), T(1),
                        grad_slot(1).data<T>());
       }
     });
   }
-  void release_saved() override {}
+  void release_saved() override { a = Tensor(), b = Tensor(); }
 };
 
 }  // namespace

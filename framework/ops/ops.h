@@ -41,9 +41,12 @@ struct CrossEntropy {
 CrossEntropy cross_entropy(const Variable& logits, const Tensor& targets, int64_t ignore_index = -100,
                            double label_smoothing = 0.0);
 // The generator and its loss fused (ops/linear_cross_entropy.cpp): cross_entropy(x W + b, ...) for x (N, H),
-// weight (H, V), bias (V) or undefined, without materialising the logits more than once.
+// weight (H, V), bias (V) or undefined, materialising at most chunk_rows rows of the (N, V) logits at a
+// time (0: a per-device budget, 8 MB of float logits on a CPU). When a backward pass may follow, the input
+// gradients are computed during forward, chunk by chunk, and only scaled by the upstream gradient later.
 CrossEntropy linear_cross_entropy(const Variable& x, const Variable& weight, const Variable& bias,
-                                  const Tensor& targets, int64_t ignore_index = -100, double label_smoothing = 0.0);
+                                  const Tensor& targets, int64_t ignore_index = -100, double label_smoothing = 0.0,
+                                  int64_t chunk_rows = 0);
 
 // --- lookup (ops/embedding.cpp) ---
 // weight (V, E), ids int64 of any shape -> (ids..., E). The padding row receives no gradient.

@@ -189,8 +189,16 @@ double Tensor::item() const {
   return to_vector()[0];
 }
 
+Tensor Tensor::shape_only() const {
+  Tensor t = *this;
+  t.storage_ = nullptr;
+  t.offset_ = 0;
+  return t;
+}
+
 std::string Tensor::describe() const {
-  if (!defined()) return "undefined tensor";
+  if (!defined())
+    return shape_.empty() ? "undefined tensor" : str(dtype_name(dtype_), shape_str(shape_), " (data released)");
   return str(dtype_name(dtype_), shape_str(shape_), " on ", device_.name());
 }
 

@@ -51,6 +51,8 @@ class Tensor {
   Tensor view(const Shape& shape) const;
   bool shares_storage(const Tensor& o) const { return storage_ && storage_ == o.storage_; }
 
+  // The shape, dtype and device without the data: an undefined tensor that still describes what it held.
+  Tensor shape_only() const;
   // Copies.
   Tensor clone() const;
   Tensor to(Device d) const;

@@ -26,21 +26,25 @@ struct Result {
 };
 
 // inputs: x (N, H), W (H, V), b (V) or none; all float64 leaves, converted to `dtype` for the run.
+// chunk_rows: the fused op's chunking (0 = its default); upstream: the gradient backward starts from.
 Result run(bool fused, const std::vector<Variable>& in64, const std::vector<int64_t>& targets, double eps,
-           DType dtype) {
+           DType dtype, int64_t chunk_rows = 0, double upstream = 1.0) {
   std::vector<Variable> in;
   for (const auto& v : in64) in.push_back(Variable(v.data().to(dtype), true));
   const Tensor t = Tensor::from_ids(targets, {static_cast<int64_t>(targets.size())});
   const Variable bias = in.size() > 2 ? in[2] : Variable();
   CrossEntropy ce;
   if (fused) {
-    ce = linear_cross_entropy(in[0], in[1], bias, t, -1, eps);
+    ce = linear_cross_entropy(in[0], in[1], bias, t, -1, eps, chunk_rows);
   } else {
     Variable logits = matmul(in[0], in[1]);
     if (bias.defined()) logits = add(logits, bias);
     ce = cross_entropy(logits, t, -1, eps);
   }
-  ce.loss.backward();
+  if (upstream == 1.0)
+    ce.loss.backward();
+  else
+    mul_scalar(ce.loss, upstream).backward();
   Result r{ce.loss.data().item(), ce.tokens, {}};
   for (const auto& v : in) r.grads.push_back(v.grad().to(DType::f64));
   return r;
@@ -71,6 +75,24 @@ TEST(LinearCrossEntropy, EqualsCompositionInFloat64) {
 
 // float32 at the generator's real width, on the vectorised exp path: within the float32 parity budget of
 // the float64 composition (the same 1e-5 relative bound the PyTorch parity check uses).
+// Chunked: one row at a time, uneven chunks (3 + 3 + 1, the ignored row inside one), all rows at once; with
+// the trainer's upstream gradient 1 and with another one, which the op applies after the chunks.
+TEST(LinearCrossEntropy, ChunksOfAnySizeEqualTheCompositionInFloat64) {
+  Generator g(35);
+  const std::vector<int64_t> targets{3, 0, 8, -1, 5, 0, 8};
+  std::vector<Variable> in{random_leaf(g, {7, 5}, -2, 2), random_leaf(g, {5, 9}), random_leaf(g, {9})};
+  for (double upstream : {1.0, -0.37}) {
+    const Result composed = run(false, in, targets, 0.1, DType::f64, 0, upstream);
+    for (int64_t chunk : {1, 3, 7, 100}) {
+      const Result fused = run(true, in, targets, 0.1, DType::f64, chunk, upstream);
+      EXPECT_NEAR(fused.loss, composed.loss, 1e-12) << "chunk " << chunk;
+      for (size_t k = 0; k < in.size(); ++k)
+        EXPECT_LT(max_abs_diff(fused.grads[k], composed.grads[k]), 1e-13)
+            << "input " << k << " chunk " << chunk << " upstream " << upstream;
+    }
+  }
+}
+
 TEST(LinearCrossEntropy, Float32WithinParityOfFloat64) {
   Generator g(32);
   const int64_t N = 37, H = 29, V = 8003;
@@ -107,6 +129,7 @@ TEST(LinearCrossEntropy, ErrorsNameTheProblem) {
   }
   EXPECT_THROW(linear_cross_entropy(x, random_leaf(g, {3, 5}), Variable(), Tensor::from_ids({1, 2, 0}, {3})), Error);
   EXPECT_THROW(linear_cross_entropy(x, w, random_leaf(g, {4}), Tensor::from_ids({1, 2, 0}, {3})), Error);
+  EXPECT_THROW(linear_cross_entropy(x, w, Variable(), Tensor::from_ids({1, 2, 0}, {3}), -100, 0.0, -1), Error);
 }
 
 TEST(LinearCrossEntropy, InPlaceKernelsAreBitwiseIdenticalForOneAndTwoThreads) {

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <thread>
 
@@ -38,20 +39,20 @@ inline RunResult run_luong(const std::string& args, const std::string& stdin_tex
   return run_luong_shell(cmd);
 }
 
-// Starts `luong <args>` (output to log_path), SIGKILLs it after `after`, and reports whether it was still
-// running (false = it had already finished).
-inline bool run_luong_and_kill(const std::string& args, std::chrono::milliseconds after, const std::string& log_path) {
+// Starts `luong <args>` (output to log_path) and SIGKILLs it as soon as `kill_now()` returns true (polled
+// every 2 ms). Reports whether it was still running (false = it had already finished).
+inline bool run_luong_and_kill_when(const std::string& args, const std::function<bool()>& kill_now,
+                                    const std::string& log_path) {
   const pid_t pid = fork();
   if (pid == 0) {
     const std::string cmd = "exec " + std::string(LUONG_BINARY) + " " + args + " > " + log_path + " 2>&1";
     execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
-  const auto deadline = std::chrono::steady_clock::now() + after;
   int st = 0;
-  while (std::chrono::steady_clock::now() < deadline) {
+  while (!kill_now()) {
     if (waitpid(pid, &st, WNOHANG) == pid) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
   kill(pid, SIGKILL);
   waitpid(pid, &st, 0);
@@ -67,4 +68,3 @@ inline std::string fresh_dir(const std::string& name) {
 }
 
 }  // namespace luong::testing
-

@@ -2,8 +2,9 @@
 // --resume auto ends with parameters bitwise identical to a run that was never stopped.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -49,23 +50,35 @@ void expect_bitwise_equal(const StateDict& a, const StateDict& b) {
 
 TEST_F(ResumeTest, KilledAndResumedRunEqualsUninterruptedRun) {
   const std::string straight = fresh_dir("resume_straight");
-  const auto t0 = std::chrono::steady_clock::now();
   const RunResult r = run_luong(train_args(straight));
-  const auto full = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0);
   ASSERT_EQ(r.status, 0) << r.output;
   const StateDict reference = model_of(checkpoint_path(straight, 120));
 
+  // Kills follow the run's progress, not the clock, so they land mid-run on a machine of any speed and
+  // load: the first during start-up or the first steps, each later one 0-15 ms after the run has written
+  // 1-3 checkpoints beyond the newest one it resumed from (so during a step or a checkpoint write).
   const std::string killed = fresh_dir("resume_killed");
-  std::mt19937 rng(7);  // fixed kill times: a reproducible test
+  std::mt19937 rng(7);  // fixed kill schedule: a reproducible test
   int kills = 0;
   for (int attempt = 0; attempt < 40; ++attempt) {
-    // Kill somewhere in the first 40% of an uninterrupted run's duration (which includes start-up), so
-    // that several kills land before the work is done.
-    const auto after = std::chrono::milliseconds(20 + rng() % std::max<int64_t>(1, full.count() * 4 / 10));
-    if (!run_luong_and_kill(train_args(killed, "--resume auto"), after, killed + "/log.txt")) break;
+    const auto existing = list_checkpoints(killed);
+    const int64_t resumed_from = existing.empty() ? 0 : existing.back().step;
+    const int64_t kill_after_step = attempt == 0 ? 0 : resumed_from + 4 * (1 + static_cast<int64_t>(rng() % 3));
+    const auto delay = std::chrono::milliseconds(attempt == 0 ? 20 + rng() % 80 : rng() % 16);
+    std::optional<std::chrono::steady_clock::time_point> reached;
+    if (attempt == 0) reached = std::chrono::steady_clock::now();
+    auto kill_now = [&] {
+      if (!reached) {
+        const auto files = list_checkpoints(killed);
+        if (files.empty() || files.back().step < kill_after_step) return false;
+        reached = std::chrono::steady_clock::now();
+      }
+      return std::chrono::steady_clock::now() >= *reached + delay;
+    };
+    if (!run_luong_and_kill_when(train_args(killed, "--resume auto"), kill_now, killed + "/log.txt")) break;
     ++kills;
   }
-  EXPECT_GE(kills, 2) << "the run should have been killed at least twice";
+  EXPECT_GE(kills, 3) << "the run should have been killed several times";
   const RunResult last = run_luong(train_args(killed, "--resume auto"));  // finish whatever is left
   ASSERT_EQ(last.status, 0) << last.output;
   expect_bitwise_equal(reference, model_of(checkpoint_path(killed, 120)));
