@@ -55,7 +55,9 @@ struct LstmCellOp : Node {
       LUONG_KERNEL(dev, lstm_cell_forward<T>, B, H, pz, prev.c.data().data<T>(), n->gates.data<T>(), c.data<T>(),
                    n->tanh_c.data<T>(), h.data<T>());
     });
-    n->x = xv.data(), n->h_prev = prev.h.data(), n->c_prev = prev.c.data();
+    // x only feeds dW: an input already projected (no W) is not kept (the decoder's per-step projections).
+    if (n->has_w && Wv.requires_grad()) n->x = xv.data();
+    n->h_prev = prev.h.data(), n->c_prev = prev.c.data();
     n->W = n->has_w ? Wv.data() : Tensor(), n->U = Uv.data();
     std::vector<Variable> inputs{xv, prev.h, prev.c};
     if (n->has_w) inputs.push_back(Wv);
