@@ -136,6 +136,28 @@ def table(results, device):
     return "\n".join(lines)
 
 
+def best_per_torch(results):
+    """One line per PyTorch build measured (version and BLAS: a pip wheel and Debian's package differ): luong
+    against that build's fastest setting, in speed and peak RSS."""
+    luong = next((r for r in results if r["framework"].startswith("luong")), None)
+    builds = {}
+    for r in results:
+        if r["framework"].startswith("PyTorch"):
+            blas = r["settings"].split(", BLAS ", 1)[1] if ", BLAS " in r["settings"] else "BLAS unknown"
+            key = f"{r['framework']} ({blas})"
+            if key not in builds or r["tokens_per_s"] > builds[key]["tokens_per_s"]:
+                builds[key] = r
+    if not luong or not builds:
+        return []
+    lines = ["", "Against each PyTorch build at its fastest setting:", ""]
+    for key, r in builds.items():
+        lines.append(f"- {key}, fastest with {r['settings'].split(', BLAS ')[0]}: luong is "
+                     f"{luong['tokens_per_s'] / r['tokens_per_s']:.2f}x its target tokens/s at "
+                     f"{luong['peak_rss_mb'] / r['peak_rss_mb']:.2f}x its peak RSS ({r['tokens_per_s']:,.0f} "
+                     f"tokens/s, {r['peak_rss_mb']:,.0f} MB).")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default="cpu", help="cpu, or cuda for the paper model on a GPU")
@@ -189,6 +211,7 @@ def main():
           f"GEMM work per step: {gemm_gflop_per_step(shape):.1f} GFLOP (forward and both backward GEMMs); the "
           f"GEMM GFLOP/s column is that work divided by the step time, to set against the machine's GEMM rate "
           f"(build/bench/engine_bench, bench/gpu_bench).", "", table(results, a.device)]
+    md += best_per_torch(results)
     imports = [r["import_rss_mb"] for r in results if "import_rss_mb" in r]
     if imports:
         md.append(f"\nPyTorch's peak RSS after `import torch` alone, before building the model: {min(imports):,.0f} MB.")

@@ -106,6 +106,7 @@ nlohmann::json run(const BenchArgs& a) {
   std::vector<Variable> params;
   for (auto& [name, v] : model.named_parameters()) params.push_back(v);
   FlatParameters flat(params, device);
+  allocator_for(Device::cpu()).empty_cache();  // as luong train after set-up (Allocator::empty_cache)
   auto sgd = make_optimizer("sgd");
 
   std::mt19937_64 rng(a.seed);

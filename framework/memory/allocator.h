@@ -23,6 +23,10 @@ class Allocator {
   virtual void deallocate(void* ptr, size_t bytes) = 0;
   virtual MemoryStats stats() const = 0;
   virtual void reset_peak() = 0;
+  // Returns every cached block to the system. For after set-up: the initialisation's temporaries and the
+  // parameters' storage before flattening have sizes no training step asks for again, and on a CPU each
+  // cached block counts in the process's RSS for good.
+  virtual void empty_cache() = 0;
 };
 
 // The allocator for a device; CUDA devices throw unless the CUDA backend is compiled in.

@@ -26,7 +26,7 @@ size_t size_class(size_t bytes) {
 
 class CachingCpuAllocator final : public Allocator {
  public:
-  ~CachingCpuAllocator() override { release_cached(); }
+  ~CachingCpuAllocator() override { empty_cache(); }
 
   void* allocate(size_t bytes) override {
     if (bytes == 0) return nullptr;
@@ -90,7 +90,7 @@ class CachingCpuAllocator final : public Allocator {
     std::lock_guard<std::mutex> lock(mu_);
     stats_.peak = stats_.allocated;
   }
-  void release_cached() {
+  void empty_cache() override {
     std::lock_guard<std::mutex> lock(mu_);
     release_cached_locked();
   }

@@ -37,7 +37,7 @@ class CachingAllocator final : public Allocator {
   MemoryStats stats() const override;
   void reset_peak() override;
   // Frees every cached block through the backend (after backend.sync).
-  void empty_cache();
+  void empty_cache() override;
 
   // The block size actually reserved for a request: multiples of 512 bytes up to 1 MiB, then 8 classes per
   // power of two (at most 12.5% waste), so blocks of nearby sizes share a free list.

@@ -4,6 +4,7 @@
 
 #include "framework/core/precision.h"
 #include "framework/io/checkpoint.h"
+#include "framework/memory/allocator.h"
 #include "models/nmt/data/text_reader.h"
 
 namespace luong::nmt {
@@ -74,6 +75,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   std::vector<Variable> params;
   for (auto& [name, v] : model_->named_parameters()) params.push_back(v);
   flat_ = std::make_unique<FlatParameters>(params, device_);
+  allocator_for(Device::cpu()).empty_cache();  // set-up blocks (see Allocator::empty_cache)
   log(str("model: ", flat_->numel(), " parameters, attention ", mc.attention, ", ", mc.layers, " x ", mc.hidden_size,
           " LSTM, device ", device_));
   // train.precision: process-wide, read by every float32 GEMM; parameters and optimizer state stay float32.
