@@ -122,5 +122,20 @@ TEST(CpuAllocator, ReusesFreedBlocksAndTracksPeak) {
   EXPECT_GE(after.peak, before.allocated + 4000000);
 }
 
+TEST(CpuAllocator, EmptyCacheReturnsEveryCachedBlockAndLiveOnesStay) {
+  Allocator& a = allocator_for(Device::cpu());
+  Tensor live = Tensor::full({1000}, 3.0);
+  { Tensor freed = Tensor::empty({1000, 1000}); }
+  ASSERT_GE(a.stats().cached, 4000000);
+  const int64_t allocated = a.stats().allocated;
+  a.empty_cache();
+  EXPECT_EQ(a.stats().cached, 0);
+  EXPECT_EQ(a.stats().allocated, allocated);
+  EXPECT_EQ(live.to_vector()[999], 3.0);
+  const int64_t allocs = a.stats().num_allocs;
+  { Tensor again = Tensor::empty({1000, 1000}); }
+  EXPECT_EQ(a.stats().num_allocs, allocs + 1) << "the emptied block must come from the system again";
+}
+
 }  // namespace
 }  // namespace luong
