@@ -1,7 +1,8 @@
 // Variable: a tensor plus its place in the define-by-run graph.
 // Leaves (parameters, inputs) hold their gradient; interior variables point at the Node that made them.
 // Nodes hold their inputs strongly and their outputs weakly, so the graph is a DAG of shared_ptrs with no
-// cycles, and it is freed as soon as the last output a user holds goes away or backward has run.
+// cycles, and it is freed as soon as the last output a user holds goes away or backward has run. What a
+// node holds of an interior input is its place in the graph, not its data (see VariableImpl::data).
 #pragma once
 #include <functional>
 #include <memory>
