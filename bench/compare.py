@@ -4,6 +4,7 @@
     python3 bench/compare.py                       # CPU: the issue's model (2 x 256, vocab 8000, batch 64 x 20)
     python3 bench/compare.py --device cuda         # GPU: the paper's model (4 x 1000, vocab 50k, batch 128 x 50)
     python3 bench/compare.py --rounds 3 --out docs/perf-run.md
+    python3 bench/compare.py --torch-python "$(command -v python3),/usr/bin/python3"   # pip wheel and Debian's
 
 Every measurement runs in a fresh process (thread pools are fixed when a process starts): luong's
 bench/luong_step_bench (build it with `cmake --build <build> --target luong_step_bench`) and
@@ -13,7 +14,8 @@ disturbed one on a shared machine). Ratios are luong against the best PyTorch se
 
 PyTorch settings are `torch_threads:blas_threads` pairs: torch.set_num_threads(torch_threads) with
 OMP/MKL/OPENBLAS_NUM_THREADS=blas_threads in the environment; `2:2p` also sets OMP_WAIT_POLICY=PASSIVE. luong runs with its own defaults
-(framework/core/process_setup.h) unless --luong-threads is given.
+(framework/core/process_setup.h) unless --luong-threads is given. With --torch-python every setting runs
+under each interpreter's torch, and a line per PyTorch build (version and BLAS) follows the table.
 """
 from __future__ import annotations
 
