@@ -122,7 +122,9 @@ def table(results, device):
     gflop = gemm_gflop_per_step(results[0]["shape"])
     head = "| framework | threads / settings | target tokens/s | step (ms) | GEMM GFLOP/s | peak RSS (MB) |"
     head += " peak device memory (MB) |" if gpu else ""
-    head += " tokens/s luong / PyTorch | RSS luong / PyTorch |"
+    # On a GPU the memory that matters is the device's: the ratio column compares peak device memory.
+    head += " tokens/s luong / PyTorch |" + (" device memory luong / PyTorch |" if gpu else " RSS luong / PyTorch |")
+    mem_key = "peak_device_mb" if gpu else "peak_rss_mb"
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in luong + torch:
         row = (f"| {r['framework']} | {r['settings']} | {fmt(r['tokens_per_s'])} | {fmt(r['step_ms'], 1)} | "
@@ -130,23 +132,27 @@ def table(results, device):
         if gpu:
             row += f" {fmt(r.get('peak_device_mb', 0))} |"
         if r in luong and best_torch:
+            torch_mem = best_torch.get(mem_key) or float("nan")
             row += (f" {r['tokens_per_s'] / best_torch['tokens_per_s']:.2f} |"
-                    f" {r['peak_rss_mb'] / best_torch['peak_rss_mb']:.2f} |")
+                    f" {r.get(mem_key, float('nan')) / torch_mem:.2f} |")
         else:
             row += " best |  |" if r is best_torch else "  |  |"
         lines.append(row)
     return "\n".join(lines)
 
 
-def best_per_torch(results):
+def best_per_torch(results, device="cpu"):
     """One line per PyTorch build measured (version and BLAS: a pip wheel and Debian's package differ): luong
-    against that build's fastest setting, in speed and peak RSS."""
+    against that build's fastest setting, in speed and memory (peak RSS; on a GPU, peak device memory)."""
+    gpu = device.startswith("cuda")
+    key_mem, mem_name, nan = ("peak_device_mb", "peak device memory", float("nan")) if gpu else \
+        ("peak_rss_mb", "peak RSS", float("nan"))
     luong = next((r for r in results if r["framework"].startswith("luong")), None)
     builds = {}
     for r in results:
         if r["framework"].startswith("PyTorch"):
             blas = r["settings"].split(", BLAS ", 1)[1] if ", BLAS " in r["settings"] else "BLAS unknown"
-            key = f"{r['framework']} ({blas})"
+            key = r["framework"] if gpu else f"{r['framework']} ({blas})"
             if key not in builds or r["tokens_per_s"] > builds[key]["tokens_per_s"]:
                 builds[key] = r
     if not luong or not builds:
@@ -155,8 +161,8 @@ def best_per_torch(results):
     for key, r in builds.items():
         lines.append(f"- {key}, fastest with {r['settings'].split(', BLAS ')[0]}: luong is "
                      f"{luong['tokens_per_s'] / r['tokens_per_s']:.2f}x its target tokens/s at "
-                     f"{luong['peak_rss_mb'] / r['peak_rss_mb']:.2f}x its peak RSS ({r['tokens_per_s']:,.0f} "
-                     f"tokens/s, {r['peak_rss_mb']:,.0f} MB).")
+                     f"{luong.get(key_mem, nan) / r.get(key_mem, nan):.2f}x its {mem_name} ({r['tokens_per_s']:,.0f} "
+                     f"tokens/s, {r.get(key_mem, nan):,.0f} MB).")
     return lines
 
 
@@ -213,7 +219,7 @@ def main():
           f"GEMM work per step: {gemm_gflop_per_step(shape):.1f} GFLOP (forward and both backward GEMMs); the "
           f"GEMM GFLOP/s column is that work divided by the step time, to set against the machine's GEMM rate "
           f"(build/bench/engine_bench, bench/gpu_bench).", "", table(results, a.device)]
-    md += best_per_torch(results)
+    md += best_per_torch(results, a.device)
     imports = [r["import_rss_mb"] for r in results if "import_rss_mb" in r]
     if imports:
         md.append(f"\nPyTorch's peak RSS after `import torch` alone, before building the model: {min(imports):,.0f} MB.")
