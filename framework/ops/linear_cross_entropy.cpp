@@ -57,7 +57,8 @@ struct LinearCrossEntropyOp : Node {
     const bool want_dw = record && w.requires_grad();
     const bool want_db = record && b.defined() && b.requires_grad();
     if (want_dx) node->dx = Tensor::empty({rows, in_dim}, dt, dev);
-    if (want_dw) node->dw = Tensor::zeros({in_dim, vocab}, dt, dev);
+    if (want_dw)  // the first chunk's GEMM writes it with beta = 0; with no rows it stays zero
+      node->dw = rows > 0 ? Tensor::empty({in_dim, vocab}, dt, dev) : Tensor::zeros({in_dim, vocab}, dt, dev);
     if (want_db) node->db = Tensor::zeros({vocab}, dt, dev);
 
     Tensor z = Tensor::empty({chunk_rows, vocab}, dt, dev);
@@ -83,8 +84,8 @@ struct LinearCrossEntropyOp : Node {
         if (want_dx)  // dx rows (n, H) = dz (n, V) W^T
           LUONG_KERNEL(dev, gemm<T>, false, true, n, in_dim, vocab, T(1), pz, pw, T(0),
                        node->dx.template data<T>() + r0 * in_dim);
-        if (want_dw)  // dW (H, V) += x_rows^T dz
-          LUONG_KERNEL(dev, gemm<T>, true, false, in_dim, vocab, n, T(1), px + r0 * in_dim, pz, T(1),
+        if (want_dw)  // dW (H, V) = x_rows^T dz for the first chunk, += for the others (no zero-fill pass)
+          LUONG_KERNEL(dev, gemm<T>, true, false, in_dim, vocab, n, T(1), px + r0 * in_dim, pz, T(r0 == 0 ? 0 : 1),
                        node->dw.template data<T>());
         if (want_db) LUONG_KERNEL(dev, sum_rows_accumulate<T>, n, vocab, pz, node->db.template data<T>());
       }

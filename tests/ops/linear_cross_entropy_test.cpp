@@ -93,6 +93,17 @@ TEST(LinearCrossEntropy, ChunksOfAnySizeEqualTheCompositionInFloat64) {
   }
 }
 
+TEST(LinearCrossEntropy, NoRowsGiveZeroLossAndZeroGradients) {
+  Generator g(36);
+  Variable x = random_leaf(g, {0, 5}), w = random_leaf(g, {5, 9}), b = random_leaf(g, {9});
+  CrossEntropy ce = linear_cross_entropy(x, w, b, Tensor::from_ids({}, {0}), -1, 0.1);
+  EXPECT_EQ(ce.tokens, 0);
+  EXPECT_EQ(ce.loss.data().item(), 0.0);
+  ce.loss.backward();
+  EXPECT_EQ(max_abs(w.grad()), 0.0);
+  EXPECT_EQ(max_abs(b.grad()), 0.0);
+}
+
 TEST(LinearCrossEntropy, Float32WithinParityOfFloat64) {
   Generator g(32);
   const int64_t N = 37, H = 29, V = 8003;
