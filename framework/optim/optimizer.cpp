@@ -31,11 +31,18 @@ void Optimizer::step(FlatParameters& params, double lr) {
   update(params.data(), params.grad(), buffers_, lr, step_);
 }
 
-void Optimizer::state(StateDict& out) const {
+void Optimizer::state_view(StateDict& out) const {
   out.strings["name"] = name_;
   out.ints["step"] = step_;
   const std::vector<std::string> names = buffer_names();
-  for (size_t i = 0; i < buffers_.size(); ++i) out.tensors[names[i]] = buffers_[i].clone();
+  for (size_t i = 0; i < buffers_.size(); ++i) out.tensors[names[i]] = buffers_[i];
+}
+
+void Optimizer::state(StateDict& out) const {
+  StateDict view;
+  state_view(view);
+  for (auto& [name, t] : view.tensors) t = t.clone();
+  out.merge(view, "");
 }
 
 void Optimizer::load_state(const StateDict& in) {

@@ -85,7 +85,7 @@ void Trainer::save_checkpoint_now() {
   task_.save_state(part);
   state.merge(part, "");  // the task's entries (model/, data/, vocab/) sit at the root
   part = {};
-  optimizer_.state(part);
+  optimizer_.state_view(part);  // written below, before any further step
   state.merge(part, "optim");
   part = {};
   schedule_.state(part);

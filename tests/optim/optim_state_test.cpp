@@ -99,6 +99,28 @@ TEST_P(OptimizerState, StateIsASnapshot) {
   for (const auto& [k, t] : sd.tensors) EXPECT_EQ(t.to_vector(), before[i++]) << k;
 }
 
+// The trainer's checkpoint view: the same entries as the snapshot, sharing storage with the live buffers.
+TEST_P(OptimizerState, StateViewEqualsTheSnapshotAndSharesTheLiveBuffers) {
+  FlatParameters fp = flat_params(random_values(5, 1), DType::f32);
+  auto opt = make_optimizer(GetParam(), busy_options());
+  run_steps(*opt, fp, 1, 1);
+  StateDict snapshot, view;
+  opt->state(snapshot);
+  opt->state_view(view);
+  ASSERT_EQ(view.tensors.size(), snapshot.tensors.size());
+  ASSERT_FALSE(view.tensors.empty()) << "busy options keep state buffers";
+  EXPECT_EQ(view.ints, snapshot.ints);
+  EXPECT_EQ(view.strings, snapshot.strings);
+  for (const auto& [k, t] : view.tensors) {
+    EXPECT_EQ(t.to_vector(), snapshot.tensors.at(k).to_vector()) << k;
+    EXPECT_FALSE(t.shares_storage(snapshot.tensors.at(k))) << k;
+  }
+  run_steps(*opt, fp, 2, 3);
+  StateDict later;
+  opt->state(later);
+  for (const auto& [k, t] : view.tensors) EXPECT_EQ(t.to_vector(), later.tensors.at(k).to_vector()) << k;
+}
+
 TEST_P(OptimizerState, LoadRejectsMismatchedState) {
   FlatParameters fp = flat_params(random_values(5, 1), DType::f32);
   auto opt = make_optimizer(GetParam(), busy_options());
