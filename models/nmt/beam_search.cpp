@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "models/nmt/top_tokens.h"
+
 namespace luong::nmt {
 namespace {
 
@@ -31,26 +33,6 @@ struct SentenceSearch {
   int64_t max_len = 0;
   bool done = false;
 };
-
-// The `count` best tokens of one row of log-probabilities, best first; ties go to the lower token id. A
-// sentence's best 2K extensions are among the best 2K of each of its beams' rows (the order within a row is
-// the global order restricted to it), so beam search ranks K x 2K candidates instead of K x V.
-// Returns false when the row holds a NaN (a diverged model), which has no place in a ranking.
-bool best_tokens(const float* row, int64_t V, size_t count, std::vector<std::pair<float, int64_t>>& out) {
-  out.clear();
-  bool has_nan = false;
-  for (int64_t v = 0; v < V; ++v) {
-    const float x = row[v];
-    has_nan = has_nan || x != x;
-    if (out.size() == count && !(x > out.back().first)) continue;  // not better than the worst kept
-    auto at = std::upper_bound(out.begin(), out.end(), x, [](float value, const std::pair<float, int64_t>& e) {
-      return value > e.first;  // after every kept entry >= x: equal values keep the lower id first
-    });
-    out.insert(at, {x, v});
-    if (out.size() > count) out.pop_back();
-  }
-  return !has_nan;
-}
 
 void finish(SentenceSearch& s, Beam beam, double alpha, bool ended_with_eos) {
   Hypothesis h;
@@ -112,9 +94,9 @@ std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Te
       for (int64_t k = 0; k < K; ++k) {
         const double base = s.beams[static_cast<size_t>(k)].log_prob;
         if (base == kNegInf) continue;
-        LUONG_CHECK(best_tokens(lp + (b * K + k) * V, V, static_cast<size_t>(2 * K), row_best),
-                    "beam search: the model gave NaN log-probabilities at output step ", t, " of sentence ", b,
-                    " in this batch; the checkpoint's parameters are probably not finite (a diverged run)");
+        // A sentence's best 2K extensions are among the best 2K of each of its beams' rows (the order within
+        // a row is the global order restricted to it): K x 2K candidates to rank instead of K x V.
+        top_tokens(lp + (b * K + k) * V, V, static_cast<size_t>(2 * K), row_best, "beam search", t, b);
         for (const auto& [x, v] : row_best) cand.push_back({base + static_cast<double>(x), k, v});
       }
       const size_t keep = std::min(cand.size(), static_cast<size_t>(2 * K));

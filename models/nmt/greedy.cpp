@@ -1,5 +1,7 @@
 #include "models/nmt/greedy.h"
 
+#include "models/nmt/top_tokens.h"
+
 namespace luong::nmt {
 
 std::vector<std::vector<int64_t>> greedy_decode(const NmtModel& model, const Tensor& src,
@@ -12,6 +14,7 @@ std::vector<std::vector<int64_t>> greedy_decode(const NmtModel& model, const Ten
   std::vector<bool> done(static_cast<size_t>(B), false);
   std::vector<int64_t> prev(static_cast<size_t>(B), bos);
   const Device dev = state.feed.device();
+  std::vector<std::pair<float, int64_t>> best;  // reused
   for (int64_t step = 0; step < max_len; ++step) {
     DecodeStep s = model.decode_step(state, Tensor::from_ids(prev, {B}, dev));
     state = std::move(s.state);
@@ -21,18 +24,12 @@ std::vector<std::vector<int64_t>> greedy_decode(const NmtModel& model, const Ten
     const float* lp = logp.data<float>();
     bool all_done = true;
     for (int64_t b = 0; b < B; ++b) {
-      int64_t best = 0;
-      bool nan = lp[b * V] != lp[b * V];
-      for (int64_t v = 1; v < V; ++v) {
-        nan = nan || lp[b * V + v] != lp[b * V + v];
-        if (lp[b * V + v] > lp[b * V + best]) best = v;
-      }
-      LUONG_CHECK(!nan, "greedy decoding: the model gave NaN log-probabilities at output step ", step,
-                  " of sentence ", b, " in this batch; the checkpoint's parameters are probably not finite");
-      prev[static_cast<size_t>(b)] = best;
+      top_tokens(lp + b * V, V, 1, best, "greedy decoding", step, b);  // the first maximum
+      const int64_t token = best.front().second;
+      prev[static_cast<size_t>(b)] = token;
       if (done[static_cast<size_t>(b)]) continue;
-      if (best == eos) done[static_cast<size_t>(b)] = true;
-      else out[static_cast<size_t>(b)].push_back(best);
+      if (token == eos) done[static_cast<size_t>(b)] = true;
+      else out[static_cast<size_t>(b)].push_back(token);
       all_done = all_done && done[static_cast<size_t>(b)];
     }
     if (all_done) break;

@@ -1,0 +1,18 @@
+// The best tokens of one decoder step's log-probabilities: greedy decoding takes the best one, beam search
+// each beam's best 2K. One ranking (ties to the lower token id) and one error for a diverged model.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace luong::nmt {
+
+// Fills `out` with the `count` best (log-probability, token) pairs of row[0 .. V), best first; equal values
+// keep the lower token id first, so count = 1 is the first maximum. A NaN anywhere in the row is an error
+// naming `decoder`, the output step and the sentence: NaN has no place in a ranking, and it means the
+// checkpoint's parameters are not finite.
+void top_tokens(const float* row, int64_t V, size_t count, std::vector<std::pair<float, int64_t>>& out,
+                const char* decoder, int64_t step, int64_t sentence);
+
+}  // namespace luong::nmt
