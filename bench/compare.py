@@ -114,6 +114,15 @@ def gemm_gflop_per_step(shape):
     return 3 * 2 * macs / 1e9
 
 
+def memory_measure(device):
+    """(result key, name) of the memory the ratios compare: on a GPU the device's peak, else the peak RSS."""
+    return ("peak_device_mb", "peak device memory") if device.startswith("cuda") else ("peak_rss_mb", "peak RSS")
+
+
+def memory_ratio(luong, torch, key):
+    return luong.get(key, float("nan")) / (torch.get(key) or float("nan"))
+
+
 def table(results, device):
     luong = [r for r in results if r["framework"].startswith("luong")]
     torch = [r for r in results if r["framework"].startswith("PyTorch")]
@@ -122,9 +131,8 @@ def table(results, device):
     gflop = gemm_gflop_per_step(results[0]["shape"])
     head = "| framework | threads / settings | target tokens/s | step (ms) | GEMM GFLOP/s | peak RSS (MB) |"
     head += " peak device memory (MB) |" if gpu else ""
-    # On a GPU the memory that matters is the device's: the ratio column compares peak device memory.
+    mem_key, _ = memory_measure(device)
     head += " tokens/s luong / PyTorch |" + (" device memory luong / PyTorch |" if gpu else " RSS luong / PyTorch |")
-    mem_key = "peak_device_mb" if gpu else "peak_rss_mb"
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in luong + torch:
         row = (f"| {r['framework']} | {r['settings']} | {fmt(r['tokens_per_s'])} | {fmt(r['step_ms'], 1)} | "
@@ -132,9 +140,8 @@ def table(results, device):
         if gpu:
             row += f" {fmt(r.get('peak_device_mb', 0))} |"
         if r in luong and best_torch:
-            torch_mem = best_torch.get(mem_key) or float("nan")
             row += (f" {r['tokens_per_s'] / best_torch['tokens_per_s']:.2f} |"
-                    f" {r.get(mem_key, float('nan')) / torch_mem:.2f} |")
+                    f" {memory_ratio(r, best_torch, mem_key):.2f} |")
         else:
             row += " best |  |" if r is best_torch else "  |  |"
         lines.append(row)
@@ -145,8 +152,7 @@ def best_per_torch(results, device="cpu"):
     """One line per PyTorch build measured (version and BLAS: a pip wheel and Debian's package differ): luong
     against that build's fastest setting, in speed and memory (peak RSS; on a GPU, peak device memory)."""
     gpu = device.startswith("cuda")
-    key_mem, mem_name, nan = ("peak_device_mb", "peak device memory", float("nan")) if gpu else \
-        ("peak_rss_mb", "peak RSS", float("nan"))
+    mem_key, mem_name = memory_measure(device)
     luong = next((r for r in results if r["framework"].startswith("luong")), None)
     builds = {}
     for r in results:
@@ -161,8 +167,8 @@ def best_per_torch(results, device="cpu"):
     for key, r in builds.items():
         lines.append(f"- {key}, fastest with {r['settings'].split(', BLAS ')[0]}: luong is "
                      f"{luong['tokens_per_s'] / r['tokens_per_s']:.2f}x its target tokens/s at "
-                     f"{luong.get(key_mem, nan) / r.get(key_mem, nan):.2f}x its {mem_name} ({r['tokens_per_s']:,.0f} "
-                     f"tokens/s, {r.get(key_mem, nan):,.0f} MB).")
+                     f"{memory_ratio(luong, r, mem_key):.2f}x its {mem_name} ({r['tokens_per_s']:,.0f} "
+                     f"tokens/s, {r.get(mem_key, float('nan')):,.0f} MB).")
     return lines
 
 
