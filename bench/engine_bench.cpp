@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "framework/core/process_setup.h"
+#include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/nn/attention/attention.h"
 #include "framework/ops/ops.h"
@@ -42,6 +43,51 @@ void gemm_rows(Generator& g) {
     const double flop = 2.0 * m * n * k;
     std::printf("| (%ld x %ld) . (%ld x %ld) | %.1f | %.1f | %.2f |\n", (long)m, (long)k, (long)k, (long)n,
                 flop / t_engine * 1e-9, flop / t_raw * 1e-9, t_raw / t_engine);
+  }
+}
+
+// The decoder's per-step products against a weight: OpenBLAS (packs B on every call) against
+// kernels/cpu/packed_gemm.h with B packed once. "rotation" cycles through `weights` distinct matrices, as a
+// decoder step does (W_f, U and W of each layer, W_c), so B comes from L3 rather than staying in L2.
+void packed_gemm_rows(Generator& g) {
+  std::printf("\n## Small-batch GEMM against a packed weight (float32): OpenBLAS vs kernels/cpu/packed_gemm\n\n");
+  if (!cpu::packed_gemm_enabled()) {
+    std::printf("packed GEMM not available on this CPU (needs AVX-512F) or LUONG_PACKED_GEMM=0\n");
+    return;
+  }
+  std::printf("| C (M x N) = A (M x K) op(B) | op | weights in rotation | OpenBLAS GFLOP/s | packed GFLOP/s | ratio | "
+              "pack once (us) |\n|---|---|---|---|---|---|---|\n");
+  struct Case {
+    int64_t m, n, k;
+    bool trans;
+    int weights;
+  };
+  const std::vector<Case> cases{{64, 1024, 256, false, 1}, {64, 1024, 256, false, 5}, {64, 256, 1024, true, 1},
+                                {64, 256, 1024, true, 5},  {64, 256, 512, false, 1},  {128, 4000, 1000, false, 1},
+                                {128, 1000, 4000, true, 1}};
+  for (const Case& c : cases) {
+    Tensor a = rnd(g, {c.m, c.k}).data(), out = Tensor::empty({c.m, c.n});
+    std::vector<Tensor> w, packed;
+    for (int i = 0; i < c.weights; ++i) {
+      w.push_back(c.trans ? rnd(g, {c.n, c.k}).data() : rnd(g, {c.k, c.n}).data());
+      packed.push_back(Tensor::empty({cpu::packed_size(c.k, c.n)}));
+    }
+    const double t_pack = time_best([&] { cpu::pack_b(c.trans, c.k, c.n, w[0].data<float>(), packed[0].data<float>()); });
+    for (int i = 0; i < c.weights; ++i) cpu::pack_b(c.trans, c.k, c.n, w[i].data<float>(), packed[i].data<float>());
+    const double t_blas = time_best([&] {
+      for (int i = 0; i < c.weights; ++i)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, c.trans ? CblasTrans : CblasNoTrans, (int)c.m, (int)c.n, (int)c.k, 1.f,
+                    a.data<float>(), (int)c.k, w[i].data<float>(), c.trans ? (int)c.k : (int)c.n, 1.f,
+                    out.data<float>(), (int)c.n);
+    });
+    const double t_packed = time_best([&] {
+      for (int i = 0; i < c.weights; ++i)
+        cpu::gemm_packed(c.m, c.n, c.k, a.data<float>(), packed[i].data<float>(), 1.f, out.data<float>());
+    });
+    const double flop = 2.0 * c.m * c.n * c.k * c.weights;
+    std::printf("| (%ld x %ld) = (%ld x %ld) . (%ld x %ld) | %s | %d | %.1f | %.1f | %.2f | %.0f |\n", (long)c.m,
+                (long)c.n, (long)c.m, (long)c.k, (long)c.k, (long)c.n, c.trans ? "B^T" : "B", c.weights,
+                flop / t_blas * 1e-9, flop / t_packed * 1e-9, t_blas / t_packed, t_pack * 1e6);
   }
 }
 
@@ -115,6 +161,7 @@ int main(int argc, char** argv) {
               cpu::num_threads());
   Generator g(1);
   gemm_rows(g);
+  packed_gemm_rows(g);
   overhead_rows(g);
   lstm_rows(g);
   attention_rows(g);

@@ -11,6 +11,7 @@
 #include "framework/autograd/node.h"
 #include "framework/autograd/weight_grad_deferral.h"
 #include "framework/ops/tensor_math.h"
+#include "framework/ops/weight_gemm.h"
 
 namespace luong {
 namespace {
@@ -70,6 +71,8 @@ void Variable::backward(const Tensor& grad_output) const {
   for (Node* n : g.nodes) seq.emplace(n, seq.size());
   // Weight-gradient products of multi-use weights wait here until the weight's last consumer has run.
   WeightGradDeferral deferral(std::move(g.uses));
+  // Nothing writes a parameter during backward: every step's dx = dz W^T reuses one packed W^T.
+  PackedWeightScope packed_weights;
 
   // Interior variables whose producer has not run yet. A consumer drops its edges once it has run, so
   // without this the variable (and the gradient it just received) could die before its producer reads it.

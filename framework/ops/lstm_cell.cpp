@@ -5,6 +5,7 @@
 #include "framework/kernels/dispatch.h"
 #include "framework/ops/op_registry.h"
 #include "framework/ops/ops.h"
+#include "framework/ops/weight_gemm.h"
 
 namespace luong {
 namespace {
@@ -13,10 +14,11 @@ struct LstmCellOp : Node {
   // Saved for backward.
   Tensor x, h_prev, c_prev;  // (B, I or 4H), (B, H), (B, H)
   Tensor gates;              // (B, 4H) activated i, f, g, o
-  Tensor tanh_c;             // (B, H)
+  Tensor c;                  // (B, H) the cell state after the step (backward recomputes tanh(c) from it)
   Tensor W, U;               // (I, 4H) [may be undefined], (H, 4H)
   int64_t batch = 0, hidden = 0, in_dim = 0;
   bool has_w = false;
+  bool w_param = false, u_param = false;  // W, U are parameters: packed once per scope (ops/weight_gemm.h)
   const char* name() const override { return "lstm_cell"; }
 
   // Input order: x, h_prev, c_prev, [W], U, b.
@@ -26,6 +28,7 @@ struct LstmCellOp : Node {
                            const Variable& bv) {
     auto n = std::make_shared<LstmCellOp>();
     n->has_w = Wv.defined();
+    n->w_param = n->has_w && is_parameter_view(Wv), n->u_param = is_parameter_view(Uv);
     n->batch = xv.size(0), n->hidden = Uv.size(0), n->in_dim = xv.size(1);
     const int64_t B = n->batch, H = n->hidden, G = 4 * H;
     const bool shapes_ok = xv.dim() == 2 && prev.h.shape() == Shape{B, H} && prev.c.shape() == Shape{B, H} &&
@@ -38,7 +41,6 @@ struct LstmCellOp : Node {
     const Device dev = xv.device();
     Tensor z = Tensor::empty({B, G}, xv.dtype(), dev);
     n->gates = Tensor::empty({B, G}, xv.dtype(), dev);
-    n->tanh_c = Tensor::empty({B, H}, xv.dtype(), dev);
     Tensor h = Tensor::empty({B, H}, xv.dtype(), dev), c = Tensor::empty({B, H}, xv.dtype(), dev);
     dispatch_float(xv.dtype(), "lstm_cell", [&](auto t) {
       using T = decltype(t);
@@ -46,18 +48,18 @@ struct LstmCellOp : Node {
       if (n->has_w) {  // z = b + x W
         z.zero_();
         LUONG_KERNEL(dev, binary_forward<T>, BinaryKind::add, B * G, B * G, pz, G, bv.data().data<T>(), pz);
-        LUONG_KERNEL(dev, gemm<T>, false, false, B, G, n->in_dim, T(1), xv.data().data<T>(), Wv.data().data<T>(), T(1), pz);
+        weight_gemm<T>(false, B, G, n->in_dim, xv.data().data<T>(), Wv.data(), T(1), pz, n->w_param);
       } else {  // z = x + b, x already projected
         LUONG_KERNEL(dev, binary_forward<T>, BinaryKind::add, B * G, B * G, xv.data().data<T>(), G,
                      bv.data().data<T>(), pz);
       }
-      LUONG_KERNEL(dev, gemm<T>, false, false, B, G, H, T(1), prev.h.data().data<T>(), Uv.data().data<T>(), T(1), pz);
+      weight_gemm<T>(false, B, G, H, prev.h.data().data<T>(), Uv.data(), T(1), pz, n->u_param);
       LUONG_KERNEL(dev, lstm_cell_forward<T>, B, H, pz, prev.c.data().data<T>(), n->gates.data<T>(), c.data<T>(),
-                   n->tanh_c.data<T>(), h.data<T>());
+                   h.data<T>());
     });
     // x only feeds dW: an input already projected (no W) is not kept (the decoder's per-step projections).
     if (n->has_w && Wv.requires_grad()) n->x = xv.data();
-    n->h_prev = prev.h.data(), n->c_prev = prev.c.data();
+    n->h_prev = prev.h.data(), n->c_prev = prev.c.data(), n->c = c;
     n->W = n->has_w ? Wv.data() : Tensor(), n->U = Uv.data();
     std::vector<Variable> inputs{xv, prev.h, prev.c};
     if (n->has_w) inputs.push_back(Wv);
@@ -77,17 +79,17 @@ struct LstmCellOp : Node {
     dispatch_float(gates.dtype(), "lstm_cell backward", [&](auto t) {
       using T = decltype(t);
       T* pdz = dz.data<T>();
-      LUONG_KERNEL(dev, lstm_cell_backward<T>, B, H, gates.data<T>(), c_prev.data<T>(), tanh_c.data<T>(),
+      LUONG_KERNEL(dev, lstm_cell_backward<T>, B, H, gates.data<T>(), c_prev.data<T>(), c.data<T>(),
                    dh.defined() ? dh.data<T>() : nullptr, dc.defined() ? dc.data<T>() : nullptr, pdz,
                    needs_grad(2) ? grad_slot(2).data<T>() : nullptr);
       if (needs_grad(0)) {
         if (has_w)  // dx (B, I) += dz (B, G) W^T
-          LUONG_KERNEL(dev, gemm<T>, false, true, B, in_dim, G, T(1), pdz, W.data<T>(), T(1), grad_slot(0).data<T>());
+          weight_gemm<T>(true, B, in_dim, G, pdz, W, T(1), grad_slot(0).data<T>(), w_param);
         else
           LUONG_KERNEL(dev, axpy<T>, B * G, T(1), pdz, grad_slot(0).data<T>());
       }
       if (needs_grad(1))  // dh_prev (B, H) += dz U^T
-        LUONG_KERNEL(dev, gemm<T>, false, true, B, H, G, T(1), pdz, U.data<T>(), T(1), grad_slot(1).data<T>());
+        weight_gemm<T>(true, B, H, G, pdz, U, T(1), grad_slot(1).data<T>(), u_param);
       if (needs_grad(u_index() + 1))
         LUONG_KERNEL(dev, sum_rows_accumulate<T>, B, G, pdz, grad_slot(u_index() + 1).data<T>());
     });
@@ -96,7 +98,7 @@ struct LstmCellOp : Node {
     if (has_w && needs_grad(3)) accumulate_weight_grad(3, x, dz);
     if (needs_grad(u_index())) accumulate_weight_grad(u_index(), h_prev, dz);
   }
-  void release_saved() override { x = h_prev = c_prev = gates = tanh_c = W = U = Tensor(); }
+  void release_saved() override { x = h_prev = c_prev = gates = c = W = U = Tensor(); }
 };
 
 }  // namespace

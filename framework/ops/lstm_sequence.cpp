@@ -9,6 +9,7 @@
 #include "framework/kernels/dispatch.h"
 #include "framework/ops/op_registry.h"
 #include "framework/ops/ops.h"
+#include "framework/ops/weight_gemm.h"
 
 namespace luong {
 namespace {
@@ -17,12 +18,12 @@ struct LstmSequenceOp : Node {
   // Saved, all indexed by processing order i (i = t forward, T - 1 - t in reverse):
   Tensor gates;   // (T, B, 4H) activated i, f, g, o
   Tensor h_all;   // (T + 1, B, H): h_all[i] is the state before step i, h_all[T] the final one
-  Tensor c_all;   // (T + 1, B, H)
-  Tensor tanh_c;  // (T, B, H)
+  Tensor c_all;   // (T + 1, B, H); backward recomputes tanh(c) from c_all[i + 1] rather than keep it
   Tensor keep;    // (T, B) uint8: 1 where step i is a real token of row b; undefined when nothing is padding
   Tensor U;       // (H, 4H)
   int64_t steps = 0, batch = 0, hidden = 0;
   bool reverse = false;
+  bool u_param = false;  // U is a parameter: packed once for all T steps (ops/weight_gemm.h)
   const char* name() const override { return "lstm_sequence"; }
 
   int64_t position(int64_t i) const { return reverse ? steps - 1 - i : i; }
@@ -43,6 +44,7 @@ struct LstmSequenceOp : Node {
     LUONG_CHECK(static_cast<int64_t>(lengths.size()) == B, "lstm_sequence: ", lengths.size(), " lengths for a batch of ",
                 B);
     n->steps = T, n->batch = B, n->hidden = H, n->reverse = reverse;
+    n->u_param = is_parameter_view(Uv);
     const Device dev = x_proj.device();
     const DType dt = x_proj.dtype();
 
@@ -59,15 +61,14 @@ struct LstmSequenceOp : Node {
     n->gates = Tensor::empty({T, B, G}, dt, dev);
     n->h_all = Tensor::empty({T + 1, B, H}, dt, dev);
     n->c_all = Tensor::empty({T + 1, B, H}, dt, dev);
-    n->tanh_c = Tensor::empty({T, B, H}, dt, dev);
     n->h_all.select(0).copy_(init.h.data());
     n->c_all.select(0).copy_(init.c.data());
     Tensor z = Tensor::empty({B, G}, dt, dev);
+    PackedWeightScope packed_u;  // U is packed at the first step and reused by the other T - 1
     dispatch_float(dt, "lstm_sequence", [&](auto tag) {
       using T_ = decltype(tag);
       T_* pz = z.data<T_>();
       const T_* pb = bv.data().data<T_>();
-      const T_* pu = Uv.data().data<T_>();
       for (int64_t i = 0; i < T; ++i) {
         const T_* x = x_proj.data().data<T_>() + n->position(i) * B * G;
         const T_* h_prev = n->h_all.data<T_>() + i * B * H;
@@ -76,9 +77,8 @@ struct LstmSequenceOp : Node {
         T_* c = n->c_all.data<T_>() + (i + 1) * B * H;
         // z = x + b, then z += h_prev U: the same operations in the same order as lstm_cell.
         LUONG_KERNEL(dev, binary_forward<T_>, BinaryKind::add, B * G, B * G, x, G, pb, pz);
-        LUONG_KERNEL(dev, gemm<T_>, false, false, B, G, H, T_(1), h_prev, pu, T_(1), pz);
-        LUONG_KERNEL(dev, lstm_cell_forward<T_>, B, H, pz, c_prev, n->gates.data<T_>() + i * B * G, c,
-                     n->tanh_c.data<T_>() + i * B * H, h);
+        weight_gemm<T_>(false, B, G, H, h_prev, Uv.data(), T_(1), pz, n->u_param);
+        LUONG_KERNEL(dev, lstm_cell_forward<T_>, B, H, pz, c_prev, n->gates.data<T_>() + i * B * G, c, h);
         if (padded) {
           const uint8_t* k = n->keep.data<uint8_t>() + i * B;
           LUONG_KERNEL(dev, lstm_carry_rows<T_>, B, H, k, h_prev, h);
@@ -113,20 +113,20 @@ struct LstmSequenceOp : Node {
     Tensor dh_prev = Tensor::empty({B, H}, dt, dev), dc_prev = Tensor::empty({B, H}, dt, dev);
     if (d_hT.defined()) dh.copy_(d_hT);
     if (d_cT.defined()) dc.copy_(d_cT);
+    PackedWeightScope packed_u;  // U^T is packed at the first step and reused by the others
     dispatch_float(dt, "lstm_sequence backward", [&](auto tag) {
       using T_ = decltype(tag);
-      const T_* pu = U.data<T_>();
       for (int64_t i = T - 1; i >= 0; --i) {
         if (d_out.defined())  // the output at this step is h after it
           LUONG_KERNEL(dev, axpy<T_>, B * H, T_(1), d_out.data<T_>() + position(i) * B * H, dh.data<T_>());
         T_* dzi = dz.data<T_>() + i * B * G;
         dc_prev.zero_();
         LUONG_KERNEL(dev, lstm_cell_backward<T_>, B, H, gates.data<T_>() + i * B * G, c_all.data<T_>() + i * B * H,
-                     tanh_c.data<T_>() + i * B * H, dh.data<T_>(), dc.data<T_>(), dzi, dc_prev.data<T_>());
+                     c_all.data<T_>() + (i + 1) * B * H, dh.data<T_>(), dc.data<T_>(), dzi, dc_prev.data<T_>());
         const uint8_t* k = keep.defined() ? keep.data<uint8_t>() + i * B : nullptr;
         if (k) LUONG_KERNEL(dev, lstm_carry_rows<T_>, B, G, k, static_cast<const T_*>(nullptr), dzi);  // a carry: no dz
         // dh_prev = dz U^T; a carried row passes its dh and dc through unchanged.
-        LUONG_KERNEL(dev, gemm<T_>, false, true, B, H, G, T_(1), dzi, pu, T_(0), dh_prev.data<T_>());
+        weight_gemm<T_>(true, B, H, G, dzi, U, T_(0), dh_prev.data<T_>(), u_param);
         if (k) {
           LUONG_KERNEL(dev, lstm_carry_rows<T_>, B, H, k, dh.data<T_>(), dh_prev.data<T_>());
           LUONG_KERNEL(dev, lstm_carry_rows<T_>, B, H, k, dc.data<T_>(), dc_prev.data<T_>());
@@ -151,7 +151,7 @@ struct LstmSequenceOp : Node {
       if (needs_grad(4)) LUONG_KERNEL(dev, sum_rows_accumulate<T_>, T * B, G, dz.data<T_>(), grad_slot(4).data<T_>());
     });
   }
-  void release_saved() override { gates = h_all = c_all = tanh_c = keep = U = Tensor(); }
+  void release_saved() override { gates = h_all = c_all = keep = U = Tensor(); }
 };
 
 }  // namespace

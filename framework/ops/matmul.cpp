@@ -4,6 +4,7 @@
 #include "framework/kernels/dispatch.h"
 #include "framework/ops/op_registry.h"
 #include "framework/ops/ops.h"
+#include "framework/ops/weight_gemm.h"
 
 namespace luong {
 namespace {
@@ -22,6 +23,7 @@ void save_operands(const Variable& a, const Variable& b, Tensor& saved_a, Tensor
 struct MatmulOp : Node {
   Tensor a, b;  // the operands (see save_operands)
   int64_t m = 0, k = 0, n = 0;
+  bool b_param = false;  // B is a parameter: packed once per scope (ops/weight_gemm.h)
   const char* name() const override { return "matmul"; }
 
   static Variable forward(const Variable& a, const Variable& b) {
@@ -30,13 +32,14 @@ struct MatmulOp : Node {
                 shape_str(a.shape()), " by ", shape_str(b.shape()));
     auto node = std::make_shared<MatmulOp>();
     node->k = b.size(0), node->n = b.size(1), node->m = a.data().numel() / node->k;
+    node->b_param = is_parameter_view(b);
     Shape out_shape = a.shape();
     out_shape.back() = node->n;
     Tensor out = Tensor::empty(out_shape, a.dtype(), a.device());
     dispatch_float(a.dtype(), "matmul", [&](auto t) {
       using T = decltype(t);
-      LUONG_KERNEL(a.device(), gemm<T>, false, false, node->m, node->n, node->k, T(1), a.data().data<T>(),
-                   b.data().data<T>(), T(0), out.data<T>());
+      weight_gemm<T>(false, node->m, node->n, node->k, a.data().data<T>(), b.data(), T(0), out.data<T>(),
+                     node->b_param);
     });
     save_operands(a, b, node->a, node->b);
     return attach(node, {a, b}, out);
@@ -48,8 +51,7 @@ struct MatmulOp : Node {
     if (needs_grad(0))  // dA (m, k) += G (m, n) B^T
       dispatch_float(g.dtype(), "matmul backward", [&](auto t) {
         using T = decltype(t);
-        LUONG_KERNEL(g.device(), gemm<T>, false, true, m, k, n, T(1), g.data<T>(), b.data<T>(), T(1),
-                     grad_slot(0).data<T>());
+        weight_gemm<T>(true, m, k, n, g.data<T>(), b, T(1), grad_slot(0).data<T>(), b_param);
       });
     if (needs_grad(1)) accumulate_weight_grad(1, a, g);  // dB (k, n) += A^T (k, m) G (m, n)
   }

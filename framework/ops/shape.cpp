@@ -31,6 +31,7 @@ void block_copy(const Tensor& src, int64_t src_len, int64_t src_start, Tensor& d
 struct SliceOp : Node {
   int64_t outer = 0, inner = 0, src_len = 0, start = 0, len = 0;
   const char* name() const override { return "slice"; }
+  bool is_view() const override { return true; }
 
   static Variable forward(const Variable& x, int64_t dim, int64_t start, int64_t length) {
     const int64_t d = normalize_dim("slice", dim, x.dim());
@@ -142,6 +143,7 @@ struct TransposeOp : Node {
 
 struct ReshapeOp : Node {
   const char* name() const override { return "reshape"; }
+  bool is_view() const override { return true; }
 
   static Variable forward(const Variable& x, const Shape& shape) {
     return attach(std::make_shared<ReshapeOp>(), {x}, x.data().view(shape));

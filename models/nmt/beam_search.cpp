@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "framework/ops/weight_gemm.h"
 #include "models/nmt/top_tokens.h"
 
 namespace luong::nmt {
@@ -53,6 +54,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Te
   LUONG_CHECK(o.n_best >= 1 && o.n_best <= o.beam_size, "beam search: n_best must be in [1, beam_size = ", o.beam_size,
               "], got ", o.n_best);
   NoGradGuard no_grad;
+  PackedWeightScope packed_weights;  // every step multiplies by the same weights: pack them once
   const int64_t B = src.size(0), K = o.beam_size;
   const Device device = src.device();
   std::vector<SentenceSearch> sent(static_cast<size_t>(B));

@@ -1,5 +1,7 @@
 #include "models/nmt/decoder.h"
 
+#include "framework/ops/weight_gemm.h"
+
 namespace luong::nmt {
 
 Decoder::Decoder(const ModelConfig& cfg, DType dtype) : cfg_(cfg) {
@@ -52,6 +54,8 @@ Variable Decoder::forward(const Tensor& tgt_in, DecoderState& state, Generator* 
   LUONG_CHECK(tgt_in.dtype() == DType::i64 && tgt_in.dim() == 2, "decoder: tgt_in must be int64 (T, B), got ",
               tgt_in.describe());
   const int64_t T = tgt_in.size(0), E = cfg_.embedding_size;
+  // The weights are read-only for the whole loop: each step's products reuse one packed copy of each.
+  PackedWeightScope packed_weights;
   // Layer 0's input projection of the embeddings for all T steps in one GEMM.
   Variable emb_proj = matmul(embedding_->forward(tgt_in), slice(lstm_->layer(0).weight_ih(), 0, 0, E));
   // W_f sliced once for all steps: its T uses then share one weight gradient, which the backward pass sums

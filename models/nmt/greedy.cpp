@@ -1,5 +1,6 @@
 #include "models/nmt/greedy.h"
 
+#include "framework/ops/weight_gemm.h"
 #include "models/nmt/top_tokens.h"
 
 namespace luong::nmt {
@@ -8,6 +9,7 @@ std::vector<std::vector<int64_t>> greedy_decode(const NmtModel& model, const Ten
                                                 const std::vector<int64_t>& src_lengths, int64_t bos, int64_t eos,
                                                 int64_t max_len) {
   NoGradGuard no_grad;
+  PackedWeightScope packed_weights;  // every step multiplies by the same weights: pack them once
   const int64_t B = src.size(0), V = model.config().tgt_vocab;
   DecoderState state = model.encode(src, src_lengths);
   std::vector<std::vector<int64_t>> out(static_cast<size_t>(B));

@@ -113,20 +113,20 @@ TEST(CudaLstmCell, ForwardAndBackwardMatchTheCpuWithOptionalGradients) {
   const int64_t B = 37, H = 65;
   KernelPair z = random_pair({B, 4 * H}, DType::f64, 18, -3, 3), c_prev = random_pair({B, H}, DType::f64, 19);
   KernelPair gates = random_pair({B, 4 * H}, DType::f64, 20), c = random_pair({B, H}, DType::f64, 21);
-  KernelPair tanh_c = random_pair({B, H}, DType::f64, 22), h = random_pair({B, H}, DType::f64, 23);
+  KernelPair h = random_pair({B, H}, DType::f64, 23);
   cpu::lstm_cell_forward<double>(B, H, z.c<double>(), c_prev.c<double>(), gates.c<double>(), c.c<double>(),
-                                 tanh_c.c<double>(), h.c<double>());
+                                 h.c<double>());
   cuda::lstm_cell_forward<double>(B, H, z.g<double>(), c_prev.g<double>(), gates.g<double>(), c.g<double>(),
-                                  tanh_c.g<double>(), h.g<double>());
-  for (const KernelPair* p : {&gates, &c, &tanh_c, &h}) EXPECT_LE(p->error(), 1e-14);
+                                  h.g<double>());
+  for (const KernelPair* p : {&gates, &c, &h}) EXPECT_LE(p->error(), 1e-14);
   KernelPair dh = random_pair({B, H}, DType::f64, 24), dc = random_pair({B, H}, DType::f64, 25);
   for (int variant = 0; variant < 3; ++variant) {  // both gradients, dh only (no dc_prev), dc only
     KernelPair dz = random_pair({B, 4 * H}, DType::f64, 26), dc_prev = random_pair({B, H}, DType::f64, 27);
     const bool use_dh = variant != 2, use_dc = variant != 1, use_prev = variant != 1;
-    cpu::lstm_cell_backward<double>(B, H, gates.c<double>(), c_prev.c<double>(), tanh_c.c<double>(),
+    cpu::lstm_cell_backward<double>(B, H, gates.c<double>(), c_prev.c<double>(), c.c<double>(),
                                     use_dh ? dh.c<double>() : nullptr, use_dc ? dc.c<double>() : nullptr,
                                     dz.c<double>(), use_prev ? dc_prev.c<double>() : nullptr);
-    cuda::lstm_cell_backward<double>(B, H, gates.g<double>(), c_prev.g<double>(), tanh_c.g<double>(),
+    cuda::lstm_cell_backward<double>(B, H, gates.g<double>(), c_prev.g<double>(), c.g<double>(),
                                      use_dh ? dh.g<double>() : nullptr, use_dc ? dc.g<double>() : nullptr,
                                      dz.g<double>(), use_prev ? dc_prev.g<double>() : nullptr);
     EXPECT_LE(dz.error(), 1e-14) << variant;

@@ -15,7 +15,7 @@ namespace {
 template <class T>
 void cell_forward_row(int64_t hidden, const T* __restrict zi, const T* __restrict zf, const T* __restrict zg,
                       const T* __restrict zo, const T* __restrict c_prev, T* __restrict gi, T* __restrict gf,
-                      T* __restrict gg, T* __restrict go, T* __restrict c, T* __restrict tanh_c, T* __restrict h) {
+                      T* __restrict gg, T* __restrict go, T* __restrict c, T* __restrict h) {
   for (int64_t j = 0; j < hidden; ++j) {
     const T i = act_sigmoid(zi[j]);
     const T f = act_sigmoid(zf[j]);
@@ -28,20 +28,19 @@ void cell_forward_row(int64_t hidden, const T* __restrict zi, const T* __restric
     const T cv = f * c_prev[j] + i * g;
     const T tc = act_tanh(cv);
     c[j] = cv;
-    tanh_c[j] = tc;
     h[j] = o * tc;
   }
 }
 
 template <class T>
 void cell_backward_row(int64_t hidden, const T* __restrict gi, const T* __restrict gf, const T* __restrict gg,
-                       const T* __restrict go, const T* __restrict c_prev, const T* __restrict tanh_c,
+                       const T* __restrict go, const T* __restrict c_prev, const T* __restrict c,
                        const T* __restrict dh, const T* __restrict dc, T* __restrict dzi, T* __restrict dzf,
                        T* __restrict dzg, T* __restrict dzo, T* __restrict dc_prev) {
   if (dh && dc && dc_prev) {  // the common case, without the null checks that keep the loop scalar
     for (int64_t j = 0; j < hidden; ++j) {
       const T i = gi[j], f = gf[j], g = gg[j], o = go[j];
-      const T tc = tanh_c[j];
+      const T tc = act_tanh(c[j]);
       const T dct = dc[j] + dh[j] * o * (T(1) - tc * tc);
       dzi[j] = dct * g * i * (T(1) - i);
       dzf[j] = dct * c_prev[j] * f * (T(1) - f);
@@ -53,7 +52,7 @@ void cell_backward_row(int64_t hidden, const T* __restrict gi, const T* __restri
   }
   for (int64_t j = 0; j < hidden; ++j) {
     const T i = gi[j], f = gf[j], g = gg[j], o = go[j];
-    const T tc = tanh_c[j];
+    const T tc = act_tanh(c[j]);
     const T dhk = dh ? dh[j] : T(0);
     // dc total = incoming dc + dh * o * (1 - tanh(c)^2)
     const T dct = (dc ? dc[j] : T(0)) + dhk * o * (T(1) - tc * tc);
@@ -68,26 +67,26 @@ void cell_backward_row(int64_t hidden, const T* __restrict gi, const T* __restri
 }  // namespace
 
 template <class T>
-void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* tanh_c, T* h) {
+void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h) {
 #pragma omp parallel for schedule(static) if (batch * hidden > kParallelGrain / 4)
   for (int64_t b = 0; b < batch; ++b) {
     const T* zb = z + b * 4 * hidden;
     T* gb = gates + b * 4 * hidden;
     const int64_t k = b * hidden;
     cell_forward_row(hidden, zb, zb + hidden, zb + 2 * hidden, zb + 3 * hidden, c_prev + k, gb, gb + hidden,
-                     gb + 2 * hidden, gb + 3 * hidden, c + k, tanh_c + k, h + k);
+                     gb + 2 * hidden, gb + 3 * hidden, c + k, h + k);
   }
 }
 
 template <class T>
-void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* tanh_c, const T* dh,
+void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* c, const T* dh,
                         const T* dc, T* dz, T* dc_prev) {
 #pragma omp parallel for schedule(static) if (batch * hidden > kParallelGrain / 4)
   for (int64_t b = 0; b < batch; ++b) {
     const T* gb = gates + b * 4 * hidden;
     T* dzb = dz + b * 4 * hidden;
     const int64_t k = b * hidden;
-    cell_backward_row(hidden, gb, gb + hidden, gb + 2 * hidden, gb + 3 * hidden, c_prev + k, tanh_c + k,
+    cell_backward_row(hidden, gb, gb + hidden, gb + 2 * hidden, gb + 3 * hidden, c_prev + k, c + k,
                       dh ? dh + k : nullptr, dc ? dc + k : nullptr, dzb, dzb + hidden, dzb + 2 * hidden,
                       dzb + 3 * hidden, dc_prev ? dc_prev + k : nullptr);
   }
@@ -107,9 +106,8 @@ void lstm_carry_rows(int64_t rows, int64_t cols, const uint8_t* keep, const T* p
 
 template void lstm_carry_rows<float>(int64_t, int64_t, const uint8_t*, const float*, float*);
 template void lstm_carry_rows<double>(int64_t, int64_t, const uint8_t*, const double*, double*);
-template void lstm_cell_forward<float>(int64_t, int64_t, const float*, const float*, float*, float*, float*, float*);
-template void lstm_cell_forward<double>(int64_t, int64_t, const double*, const double*, double*, double*, double*,
-                                        double*);
+template void lstm_cell_forward<float>(int64_t, int64_t, const float*, const float*, float*, float*, float*);
+template void lstm_cell_forward<double>(int64_t, int64_t, const double*, const double*, double*, double*, double*);
 template void lstm_cell_backward<float>(int64_t, int64_t, const float*, const float*, const float*, const float*,
                                         const float*, float*, float*);
 template void lstm_cell_backward<double>(int64_t, int64_t, const double*, const double*, const double*, const double*,

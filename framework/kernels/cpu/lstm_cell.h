@@ -7,12 +7,14 @@
 
 namespace luong::cpu {
 
-// z (B, 4H) pre-activations (bias already added); writes activated gates (B, 4H), c (B, H), tanh(c) (B, H), h.
+// z (B, 4H) pre-activations (bias already added); writes activated gates (B, 4H), c (B, H) and h (B, H).
 template <class T>
-void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* tanh_c, T* h);
+void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h);
 // From dh, dc (either may be null = zero) to dz (B, 4H, overwritten) and dc_prev (accumulated, may be null).
+// c is the step's cell state (forward's output): tanh(c) is recomputed from it, with the forward's function,
+// so it need not be saved (a (T, B, H) buffer per layer; the recomputation costs well under 1% of a step).
 template <class T>
-void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* tanh_c, const T* dh,
+void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* c, const T* dh,
                         const T* dc, T* dz, T* dc_prev);
 
 // Padding in a sequence (ops/lstm_sequence.cpp): rows r with keep[r] == 0 take prev's row (or zeros when

@@ -9,7 +9,7 @@ namespace {
 
 template <class T>
 __global__ void lstm_cell_forward_kernel(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c,
-                                         T* tanh_c, T* h) {
+                                         T* h) {
   const int64_t total = batch * hidden;
   for (int64_t k = global_index(); k < total; k += global_stride()) {
     const int64_t b = k / hidden, j = k % hidden;
@@ -23,22 +23,22 @@ __global__ void lstm_cell_forward_kernel(int64_t batch, int64_t hidden, const T*
     const T cv = f * c_prev[k] + i * g;
     const T tc = dev_tanh(cv);
     c[k] = cv;
-    tanh_c[k] = tc;
     h[k] = o * tc;
   }
 }
 
-// dh and dc may be null (zero); dz is overwritten, dc_prev accumulated (may be null).
+// dh and dc may be null (zero); dz is overwritten, dc_prev accumulated (may be null). tanh(c) is recomputed
+// from the step's c with the forward's function (kernels/cpu/lstm_cell.h).
 template <class T>
 __global__ void lstm_cell_backward_kernel(int64_t batch, int64_t hidden, const T* gates, const T* c_prev,
-                                          const T* tanh_c, const T* dh, const T* dc, T* dz, T* dc_prev) {
+                                          const T* c, const T* dh, const T* dc, T* dz, T* dc_prev) {
   const int64_t total = batch * hidden;
   for (int64_t k = global_index(); k < total; k += global_stride()) {
     const int64_t b = k / hidden, j = k % hidden;
     const T* gb = gates + b * 4 * hidden;
     T* dzb = dz + b * 4 * hidden;
     const T i = gb[j], f = gb[hidden + j], g = gb[2 * hidden + j], o = gb[3 * hidden + j];
-    const T tc = tanh_c[k];
+    const T tc = dev_tanh(c[k]);
     const T dhk = dh ? dh[k] : T(0);
     const T dct = (dc ? dc[k] : T(0)) + dhk * o * (T(1) - tc * tc);  // dc total through h = o tanh(c)
     dzb[j] = dct * g * i * (T(1) - i);
@@ -59,18 +59,18 @@ __global__ void lstm_carry_rows_kernel(int64_t rows, int64_t cols, const uint8_t
 }  // namespace
 
 template <class T>
-void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* tanh_c, T* h) {
+void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h) {
   if (batch * hidden == 0) return;
   lstm_cell_forward_kernel<<<grid_for(batch * hidden), kThreads, 0, stream()>>>(batch, hidden, z, c_prev, gates, c,
-                                                                               tanh_c, h);
+                                                                               h);
   LUONG_CUDA_CHECK_LAUNCH("lstm_cell_forward_kernel");
 }
 
 template <class T>
-void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* tanh_c, const T* dh,
+void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* c, const T* dh,
                         const T* dc, T* dz, T* dc_prev) {
   if (batch * hidden == 0) return;
-  lstm_cell_backward_kernel<<<grid_for(batch * hidden), kThreads, 0, stream()>>>(batch, hidden, gates, c_prev, tanh_c,
+  lstm_cell_backward_kernel<<<grid_for(batch * hidden), kThreads, 0, stream()>>>(batch, hidden, gates, c_prev, c,
                                                                                 dh, dc, dz, dc_prev);
   LUONG_CUDA_CHECK_LAUNCH("lstm_cell_backward_kernel");
 }
@@ -84,9 +84,8 @@ void lstm_carry_rows(int64_t rows, int64_t cols, const uint8_t* keep, const T* p
 
 template void lstm_carry_rows<float>(int64_t, int64_t, const uint8_t*, const float*, float*);
 template void lstm_carry_rows<double>(int64_t, int64_t, const uint8_t*, const double*, double*);
-template void lstm_cell_forward<float>(int64_t, int64_t, const float*, const float*, float*, float*, float*, float*);
-template void lstm_cell_forward<double>(int64_t, int64_t, const double*, const double*, double*, double*, double*,
-                                        double*);
+template void lstm_cell_forward<float>(int64_t, int64_t, const float*, const float*, float*, float*, float*);
+template void lstm_cell_forward<double>(int64_t, int64_t, const double*, const double*, double*, double*, double*);
 template void lstm_cell_backward<float>(int64_t, int64_t, const float*, const float*, const float*, const float*,
                                         const float*, float*, float*);
 template void lstm_cell_backward<double>(int64_t, int64_t, const double*, const double*, const double*, const double*,

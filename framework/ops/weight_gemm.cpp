@@ -1,0 +1,83 @@
+#include "framework/ops/weight_gemm.h"
+
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "framework/autograd/node.h"
+#include "framework/core/precision.h"
+#include "framework/kernels/cpu/packed_gemm.h"
+#include "framework/kernels/dispatch.h"
+
+namespace luong {
+namespace {
+
+// A scope packs the few weights of one step loop (an LSTM layer's W and U, W_c, W_f: a few MB); the bound
+// keeps a loop that meets unexpected operands from growing the cache without limit. Past it, weights are
+// multiplied unpacked.
+constexpr size_t kMaxEntries = 32;
+
+struct Entry {
+  Tensor weight;  // held: its storage stays allocated, so the address identifies it for the entry's life
+  bool trans = false;
+  Tensor packed;
+};
+
+struct Cache {
+  int depth = 0;
+  std::vector<Entry> entries;
+};
+
+thread_local Cache cache;
+
+const float* find_or_pack(const Tensor& w, bool trans, int64_t k, int64_t n) {
+  const float* wp = w.data<float>();
+  for (const Entry& e : cache.entries)
+    if (e.trans == trans && e.weight.data<float>() == wp && e.weight.shape() == w.shape())
+      return e.packed.data<float>();
+  if (cache.entries.size() >= kMaxEntries) return nullptr;
+  Tensor packed = Tensor::empty({cpu::packed_size(k, n)}, DType::f32, Device::cpu());
+  cpu::pack_b(trans, k, n, wp, packed.data<float>());
+  cache.entries.push_back({w, trans, packed});
+  return packed.data<float>();
+}
+
+}  // namespace
+
+PackedWeightScope::PackedWeightScope() { ++cache.depth; }
+
+PackedWeightScope::~PackedWeightScope() {
+  if (--cache.depth == 0) cache.entries.clear();
+}
+
+bool is_parameter_view(const Variable& v) {
+  if (!v.defined()) return false;
+  const VariableImpl* p = v.impl().get();
+  while (p->grad_fn) {  // walk back through slices and reshapes to the leaf they show
+    const Node& node = *p->grad_fn;
+    if (!node.is_view() || node.inputs().size() != 1) return false;
+    p = node.inputs()[0].get();
+  }
+  return p->requires_grad;
+}
+
+template <class T>
+void weight_gemm(bool trans_w, int64_t m, int64_t n, int64_t k, const T* a, const Tensor& w, T beta, T* c,
+                 bool cacheable) {
+  if constexpr (std::is_same_v<T, float>) {
+    const bool packable = cacheable && cache.depth > 0 && !w.is_cuda() && m > 0 && n > 0 && k > 0 &&
+                          gemm_precision() == GemmPrecision::fp32 && cpu::packed_gemm_enabled();
+    if (packable) {
+      if (const float* packed = find_or_pack(w, trans_w, k, n)) return cpu::gemm_packed(m, n, k, a, packed, beta, c);
+    }
+  }
+  LUONG_KERNEL(w.device(), gemm<T>, false, trans_w, m, n, k, T(1), a, w.data<T>(), beta, c);
+}
+
+int64_t packed_weight_cache_entries() { return static_cast<int64_t>(cache.entries.size()); }
+
+template void weight_gemm<float>(bool, int64_t, int64_t, int64_t, const float*, const Tensor&, float, float*, bool);
+template void weight_gemm<double>(bool, int64_t, int64_t, int64_t, const double*, const Tensor&, double, double*,
+                                  bool);
+
+}  // namespace luong

@@ -1,0 +1,44 @@
+// Products with a weight matrix, x op(W), that reuse one packed copy of W across the many small GEMMs of a
+// step loop (kernels/cpu/packed_gemm.h: on 2 Zen 4 cores the decoder's 64 x 256 x 1024 products went from
+// 100-150 to about 200 GFLOP/s).
+//
+// A PackedWeightScope marks a stretch of work during which weights are read-only: the decoder's step loop,
+// one backward pass, one lstm_sequence node. Inside it, the first product with a given weight (and
+// transposition) packs it, and later ones reuse the packed copy; it is dropped when the outermost scope
+// ends. Outside any scope, and for CUDA tensors, float64, reduced GEMM precision or a CPU without AVX-512,
+// weight_gemm is plain gemm(). Scopes are per thread and nest.
+//
+// Only parameters are cached (see is_parameter_view): trainable leaves, which nothing writes during a
+// forward or backward pass, and views of them. The cache holds each packed weight's tensor, so its storage
+// cannot be freed and its address reused by another tensor while the entry exists.
+#pragma once
+#include <cstdint>
+
+#include "framework/autograd/variable.h"
+#include "framework/tensor/tensor.h"
+
+namespace luong {
+
+class PackedWeightScope {
+ public:
+  PackedWeightScope();
+  ~PackedWeightScope();
+  PackedWeightScope(const PackedWeightScope&) = delete;
+  PackedWeightScope& operator=(const PackedWeightScope&) = delete;
+};
+
+// True for a trainable leaf (requires_grad) and for a slice or reshape view of one: the operands that may be
+// packed once per scope. An activation (a fresh result of arithmetic) is false.
+bool is_parameter_view(const Variable& v);
+
+// C (m, n) = A (m, k) op(W) + beta C, where op(W) = W (k, n) or, with trans_w, W^T for W (n, k). A and C are
+// contiguous row-major buffers on W's device. `cacheable`: W is a parameter (is_parameter_view) and may be
+// packed once for the current scope.
+template <class T>
+void weight_gemm(bool trans_w, int64_t m, int64_t n, int64_t k, const T* a, const Tensor& w, T beta, T* c,
+                 bool cacheable = true);
+
+// Packed copies alive in this thread's cache (tests).
+int64_t packed_weight_cache_entries();
+
+}  // namespace luong
