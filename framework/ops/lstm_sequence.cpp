@@ -89,7 +89,7 @@ struct LstmSequenceOp : Node {
     // Outputs by position t: h_all[1..T] in processing order, so a reversed layer's are flipped.
     Tensor outputs;
     if (!reverse) {
-      outputs = n->h_all.narrow(1, T).clone();
+      outputs = n->h_all.narrow(1, T);  // a view: the states are saved for backward anyway (-1.3 MB a layer)
     } else {
       outputs = Tensor::empty({T, B, H}, dt, dev);
       for (int64_t i = 0; i < T; ++i) outputs.select(n->position(i)).copy_(n->h_all.select(i + 1));

@@ -16,6 +16,10 @@ namespace {
 // keeps a loop that meets unexpected operands from growing the cache without limit. Past it, weights are
 // multiplied unpacked.
 constexpr size_t kMaxEntries = 32;
+// Products with more rows than this (a layer's input projection over all time steps) are one call per
+// pass: OpenBLAS runs them near its peak and packs B at a small fraction of their cost, so they neither
+// need a packed copy nor should keep one alive for the rest of the scope (memory). An existing copy is used.
+constexpr int64_t kMaxRowsToPack = 256;
 
 struct Entry {
   Tensor weight;  // held: its storage stays allocated, so the address identifies it for the entry's life
@@ -30,12 +34,12 @@ struct Cache {
 
 thread_local Cache cache;
 
-const float* find_or_pack(const Tensor& w, bool trans, int64_t k, int64_t n) {
+const float* find_or_pack(const Tensor& w, bool trans, int64_t m, int64_t k, int64_t n) {
   const float* wp = w.data<float>();
   for (const Entry& e : cache.entries)
     if (e.trans == trans && e.weight.data<float>() == wp && e.weight.shape() == w.shape())
       return e.packed.data<float>();
-  if (cache.entries.size() >= kMaxEntries) return nullptr;
+  if (m > kMaxRowsToPack || cache.entries.size() >= kMaxEntries) return nullptr;
   Tensor packed = Tensor::empty({cpu::packed_size(k, n)}, DType::f32, Device::cpu());
   cpu::pack_b(trans, k, n, wp, packed.data<float>());
   cache.entries.push_back({w, trans, packed});
@@ -68,7 +72,7 @@ void weight_gemm(bool trans_w, int64_t m, int64_t n, int64_t k, const T* a, cons
     const bool packable = cacheable && cache.depth > 0 && !w.is_cuda() && m > 0 && n > 0 && k > 0 &&
                           gemm_precision() == GemmPrecision::fp32 && cpu::packed_gemm_enabled();
     if (packable) {
-      if (const float* packed = find_or_pack(w, trans_w, k, n)) return cpu::gemm_packed(m, n, k, a, packed, beta, c);
+      if (const float* packed = find_or_pack(w, trans_w, m, k, n)) return cpu::gemm_packed(m, n, k, a, packed, beta, c);
     }
   }
   LUONG_KERNEL(w.device(), gemm<T>, false, trans_w, m, n, k, T(1), a, w.data<T>(), beta, c);
