@@ -1,7 +1,6 @@
 #include "framework/ops/weight_gemm.h"
 
 #include <type_traits>
-#include <utility>
 #include <vector>
 
 #include "framework/autograd/node.h"

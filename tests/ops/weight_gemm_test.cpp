@@ -71,6 +71,17 @@ TEST(PackedWeightScope, PacksSlicesOfParametersButNotActivations) {
   EXPECT_EQ(packed_weight_cache_entries(), 1);
 }
 
+TEST(PackedWeightScope, LeavesProductsWithManyRowsToTheBlas) {
+  LUONG_REQUIRE_PACKED_GEMM();
+  NoGradGuard no_grad;
+  const Variable w = float_leaf({40, 50}, 8, true);
+  PackedWeightScope scope;
+  matmul(float_leaf({257, 40}, 9, false), w);  // one call per pass: not worth a copy kept for the scope
+  EXPECT_EQ(packed_weight_cache_entries(), 0);
+  matmul(float_leaf({256, 40}, 10, false), w);
+  EXPECT_EQ(packed_weight_cache_entries(), 1);
+}
+
 // matmul forward and backward, packed against OpenBLAS, with shapes off the kernel's blocks.
 TEST(PackedWeightScope, MatmulAndItsGradientsAgreeWithTheUnpackedPath) {
   LUONG_REQUIRE_PACKED_GEMM();
