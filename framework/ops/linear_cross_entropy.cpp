@@ -69,18 +69,15 @@ struct LinearCrossEntropyOp : Node {
       const T* pw = w.data().data<T>();
       const int64_t* pt = targets.data<int64_t>();
       T* pz = z.data<T>();
+      const T* pb = b.defined() ? b.data().data<T>() : nullptr;
+      const bool want_grads = want_dx || want_dw || want_db;
       for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
         const int64_t n = std::min(chunk_rows, rows - r0);
         LUONG_KERNEL(dev, gemm<T>, false, false, n, vocab, in_dim, T(1), px + r0 * in_dim, pw, T(0), pz);
-        if (b.defined())
-          LUONG_KERNEL(dev, binary_forward<T>, BinaryKind::add, n * vocab, n * vocab, pz, vocab, b.data().data<T>(),
-                       pz);
-        LUONG_KERNEL(dev, cross_entropy_inplace_forward<T>, n, vocab, pz, pt + r0, ignore_index, static_cast<T>(eps),
-                     row_loss.data<T>() + r0);
-        if (!(want_dx || want_dw || want_db)) continue;
-        // The chunk's probabilities become its dz = p - q (g = 1) and go into the saved gradients.
-        LUONG_KERNEL(dev, cross_entropy_inplace_backward<T>, n, vocab, pz, pt + r0, ignore_index, static_cast<T>(eps),
-                     T(1));
+        // Bias, loss and, when a backward pass may follow, the chunk's dz = p - q (g = 1), row by row.
+        LUONG_KERNEL(dev, cross_entropy_inplace_fused<T>, n, vocab, pz, pb, pt + r0, ignore_index, static_cast<T>(eps),
+                     row_loss.data<T>() + r0, want_grads);
+        if (!want_grads) continue;
         if (want_dx)  // dx rows (n, H) = dz (n, V) W^T
           LUONG_KERNEL(dev, gemm<T>, false, true, n, in_dim, vocab, T(1), pz, pw, T(0),
                        node->dx.template data<T>() + r0 * in_dim);

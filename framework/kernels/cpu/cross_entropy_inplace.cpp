@@ -30,51 +30,72 @@ RowStats exp_row(double* z, int64_t cols, bool need_sum_z) {
   return {mx, sz, se};
 }
 
+// One row of cross_entropy_inplace_forward: logits in, probabilities out, returns the row's loss.
+template <class T>
+T forward_row(int64_t cols, T* zr, int64_t t, int64_t ignore_index, T eps) {
+  if (t == ignore_index) {
+    std::fill_n(zr, cols, T(0));
+    return T(0);
+  }
+  const T zt = zr[t];
+  const RowStats s = exp_row(zr, cols, eps != T(0));
+  const T lse = static_cast<T>(s.max) + std::log(static_cast<T>(s.sum_exp));
+  T nll = lse - zt;  // -log p_t
+  if (eps != T(0)) nll = (T(1) - eps) * nll + eps * (lse - static_cast<T>(s.sum_z) / static_cast<T>(cols));
+  const T inv = T(1) / static_cast<T>(s.sum_exp);
+  for (int64_t j = 0; j < cols; ++j) zr[j] *= inv;
+  return nll;
+}
+
+// One row of cross_entropy_inplace_backward: probabilities in, g * (p - q) out.
+template <class T>
+void backward_row(int64_t cols, T* pr, int64_t t, int64_t ignore_index, T eps, T g) {
+  if (t == ignore_index) {
+    std::fill_n(pr, cols, T(0));
+    return;
+  }
+  const T uniform = eps / static_cast<T>(cols);
+  for (int64_t j = 0; j < cols; ++j) pr[j] = g * (pr[j] - uniform);
+  pr[t] -= g * (T(1) - eps);
+}
+
+template <class T>
+void add_row(int64_t cols, T* __restrict zr, const T* __restrict bias) {
+  for (int64_t j = 0; j < cols; ++j) zr[j] = zr[j] + bias[j];
+}
+
 }  // namespace
 
 template <class T>
 void cross_entropy_inplace_forward(int64_t rows, int64_t cols, T* z, const int64_t* target, int64_t ignore_index,
                                    T eps, T* row_loss) {
 #pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain)
-  for (int64_t r = 0; r < rows; ++r) {
-    T* zr = z + r * cols;
-    const int64_t t = target[r];
-    if (t == ignore_index) {
-      std::fill_n(zr, cols, T(0));
-      row_loss[r] = T(0);
-      continue;
-    }
-    const T zt = zr[t];
-    const RowStats s = exp_row(zr, cols, eps != T(0));
-    const T lse = static_cast<T>(s.max) + std::log(static_cast<T>(s.sum_exp));
-    T nll = lse - zt;  // -log p_t
-    if (eps != T(0)) nll = (T(1) - eps) * nll + eps * (lse - static_cast<T>(s.sum_z) / static_cast<T>(cols));
-    row_loss[r] = nll;
-    const T inv = T(1) / static_cast<T>(s.sum_exp);
-    for (int64_t j = 0; j < cols; ++j) zr[j] *= inv;
-  }
+  for (int64_t r = 0; r < rows; ++r) row_loss[r] = forward_row(cols, z + r * cols, target[r], ignore_index, eps);
 }
 
 template <class T>
 void cross_entropy_inplace_backward(int64_t rows, int64_t cols, T* p, const int64_t* target, int64_t ignore_index,
                                     T eps, T g) {
-  const T uniform = eps / static_cast<T>(cols);
+#pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain)
+  for (int64_t r = 0; r < rows; ++r) backward_row(cols, p + r * cols, target[r], ignore_index, eps, g);
+}
+
+template <class T>
+void cross_entropy_inplace_fused(int64_t rows, int64_t cols, T* z, const T* bias, const int64_t* target,
+                                 int64_t ignore_index, T eps, T* row_loss, bool grad) {
 #pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain)
   for (int64_t r = 0; r < rows; ++r) {
-    T* pr = p + r * cols;
-    const int64_t t = target[r];
-    if (t == ignore_index) {
-      std::fill_n(pr, cols, T(0));
-      continue;
-    }
-    for (int64_t j = 0; j < cols; ++j) pr[j] = g * (pr[j] - uniform);
-    pr[t] -= g * (T(1) - eps);
+    T* zr = z + r * cols;
+    if (bias) add_row(cols, zr, bias);
+    row_loss[r] = forward_row(cols, zr, target[r], ignore_index, eps);
+    if (grad) backward_row(cols, zr, target[r], ignore_index, eps, T(1));
   }
 }
 
 #define LUONG_INSTANTIATE(T)                                                                                   \
   template void cross_entropy_inplace_forward<T>(int64_t, int64_t, T*, const int64_t*, int64_t, T, T*);        \
-  template void cross_entropy_inplace_backward<T>(int64_t, int64_t, T*, const int64_t*, int64_t, T, T);
+  template void cross_entropy_inplace_backward<T>(int64_t, int64_t, T*, const int64_t*, int64_t, T, T);       \
+  template void cross_entropy_inplace_fused<T>(int64_t, int64_t, T*, const T*, const int64_t*, int64_t, T, T*, bool);
 LUONG_INSTANTIATE(float)
 LUONG_INSTANTIATE(double)
 #undef LUONG_INSTANTIATE

@@ -83,9 +83,20 @@ void cross_entropy_inplace_backward(int64_t rows, int64_t cols, T* p, const int6
   LUONG_CUDA_CHECK_LAUNCH("cross_entropy_inplace_backward_kernel");
 }
 
+// On the GPU the chunk is one buffer in HBM either way, and the three kernels are already each one pass
+// over it: the fused form is their sequence (same results), kept so the op has one call for both devices.
+template <class T>
+void cross_entropy_inplace_fused(int64_t rows, int64_t cols, T* z, const T* bias, const int64_t* target,
+                                 int64_t ignore_index, T eps, T* row_loss, bool grad) {
+  if (bias) binary_forward<T>(BinaryKind::add, rows * cols, rows * cols, z, cols, bias, z);
+  cross_entropy_inplace_forward<T>(rows, cols, z, target, ignore_index, eps, row_loss);
+  if (grad) cross_entropy_inplace_backward<T>(rows, cols, z, target, ignore_index, eps, T(1));
+}
+
 #define LUONG_INSTANTIATE(T)                                                                                   \
   template void cross_entropy_inplace_forward<T>(int64_t, int64_t, T*, const int64_t*, int64_t, T, T*);        \
-  template void cross_entropy_inplace_backward<T>(int64_t, int64_t, T*, const int64_t*, int64_t, T, T);
+  template void cross_entropy_inplace_backward<T>(int64_t, int64_t, T*, const int64_t*, int64_t, T, T);       \
+  template void cross_entropy_inplace_fused<T>(int64_t, int64_t, T*, const T*, const int64_t*, int64_t, T, T*, bool);
 LUONG_INSTANTIATE(float)
 LUONG_INSTANTIATE(double)
 #undef LUONG_INSTANTIATE
