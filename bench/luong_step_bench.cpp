@@ -22,6 +22,7 @@
 #include "framework/autograd/flat_parameters.h"
 #include "framework/core/precision.h"
 #include "framework/core/process_setup.h"
+#include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/memory/allocator.h"
 #include "framework/optim/average_and_clip.h"
 #include "framework/optim/optimizer.h"
@@ -149,7 +150,8 @@ nlohmann::json run(const BenchArgs& a) {
   const char* omp = std::getenv("OMP_NUM_THREADS");
   const char* blas = std::getenv("OPENBLAS_NUM_THREADS");
   r["settings"] = str("OpenMP threads ", omp_get_max_threads(), " (OMP_NUM_THREADS ", omp ? omp : "-",
-                      ", OPENBLAS_NUM_THREADS ", blas ? blas : "-", "), OpenBLAS core ", blas_core_name());
+                      ", OPENBLAS_NUM_THREADS ", blas ? blas : "-", "), OpenBLAS core ", blas_core_name(),
+                      device.is_cpu() ? (cpu::packed_gemm_enabled() ? ", packed GEMM on" : ", packed GEMM off") : "");
   r["tokens_per_s"] = static_cast<double>(s.batch * s.tgt_len) / (step_ms * 1e-3);
   r["step_ms"] = step_ms;
   r["window_step_ms"] = window_ms;
