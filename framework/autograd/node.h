@@ -17,9 +17,6 @@ class Node {
   virtual ~Node();
   virtual const char* name() const = 0;
   virtual void backward() = 0;
-  // True for ops whose single output is their input rearranged, without arithmetic (slice, reshape): a
-  // parameter seen through one is still a parameter (ops/weight_gemm.h packs such operands once per scope).
-  virtual bool is_view() const { return false; }
 
   const std::vector<std::shared_ptr<VariableImpl>>& inputs() const { return inputs_; }
   // Called by the engine after backward: drops the saved tensors and the edges to the inputs.

@@ -32,6 +32,7 @@ struct VariableImpl {
   std::string name;               // parameter name (for messages and hooks)
   GradReadyHook grad_ready_hook;
   int consumer_edges = 0;  // nodes holding this as an input (Node::attach / Node::release)
+  bool shows_parameter = false;  // a slice or reshape of a parameter, in any grad mode (ops/weight_gemm.h)
 };
 
 class Variable {

@@ -7,6 +7,7 @@
 #include "framework/kernels/dispatch.h"
 #include "framework/ops/op_registry.h"
 #include "framework/ops/ops.h"
+#include "framework/ops/weight_gemm.h"
 #include "framework/ops/tensor_math.h"
 
 namespace luong {
@@ -31,7 +32,6 @@ void block_copy(const Tensor& src, int64_t src_len, int64_t src_start, Tensor& d
 struct SliceOp : Node {
   int64_t outer = 0, inner = 0, src_len = 0, start = 0, len = 0;
   const char* name() const override { return "slice"; }
-  bool is_view() const override { return true; }
 
   static Variable forward(const Variable& x, int64_t dim, int64_t start, int64_t length) {
     const int64_t d = normalize_dim("slice", dim, x.dim());
@@ -50,7 +50,7 @@ struct SliceOp : Node {
       out = Tensor::empty(out_shape, x.dtype(), x.device());
       block_copy(x.data(), node->src_len, start, out, length, 0, node->outer, length, node->inner, false);
     }
-    return attach(node, {x}, out);
+    return mark_parameter_view(x, attach(node, {x}, out));
   }
 
   void backward() override {
@@ -143,10 +143,9 @@ struct TransposeOp : Node {
 
 struct ReshapeOp : Node {
   const char* name() const override { return "reshape"; }
-  bool is_view() const override { return true; }
 
   static Variable forward(const Variable& x, const Shape& shape) {
-    return attach(std::make_shared<ReshapeOp>(), {x}, x.data().view(shape));
+    return mark_parameter_view(x, attach(std::make_shared<ReshapeOp>(), {x}, x.data().view(shape)));
   }
 
   void backward() override {

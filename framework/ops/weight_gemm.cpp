@@ -3,7 +3,6 @@
 #include <type_traits>
 #include <vector>
 
-#include "framework/autograd/node.h"
 #include "framework/core/precision.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/kernels/dispatch.h"
@@ -55,13 +54,15 @@ PackedWeightScope::~PackedWeightScope() {
 
 bool is_parameter_view(const Variable& v) {
   if (!v.defined()) return false;
-  const VariableImpl* p = v.impl().get();
-  while (p->grad_fn) {  // walk back through slices and reshapes to the leaf they show
-    const Node& node = *p->grad_fn;
-    if (!node.is_view() || node.inputs().size() != 1) return false;
-    p = node.inputs()[0].get();
-  }
-  return p->requires_grad;
+  const VariableImpl& impl = *v.impl();
+  return impl.shows_parameter || (impl.grad_fn == nullptr && impl.requires_grad);
+}
+
+Variable mark_parameter_view(const Variable& source, Variable result) {
+  // Without gradient recording a slice is a plain leaf with no link to its source, so the mark is what
+  // tells decoding and validation that the decoder's W_f slice is still a weight.
+  if (result.defined() && is_parameter_view(source)) result.impl()->shows_parameter = true;
+  return result;
 }
 
 template <class T>

@@ -27,9 +27,12 @@ class PackedWeightScope {
   PackedWeightScope& operator=(const PackedWeightScope&) = delete;
 };
 
-// True for a trainable leaf (requires_grad) and for a slice or reshape view of one: the operands that may be
-// packed once per scope. An activation (a fresh result of arithmetic) is false.
+// True for a trainable leaf (requires_grad) and for a slice or reshape of one, made with or without
+// gradient recording: the operands that may be packed once per scope. An activation (a fresh result of
+// arithmetic) is false.
 bool is_parameter_view(const Variable& v);
+// Called by slice and reshape on their result: marks it when its source is a parameter view. Returns it.
+Variable mark_parameter_view(const Variable& source, Variable result);
 
 // C (m, n) = A (m, k) op(W) + beta C, where op(W) = W (k, n) or, with trans_w, W^T for W (n, k). A and C are
 // contiguous row-major buffers on W's device. `cacheable`: W is a parameter (is_parameter_view) and may be

@@ -63,6 +63,14 @@ TEST(PackedWeightScope, PacksSlicesOfParametersButNotActivations) {
   EXPECT_TRUE(is_parameter_view(reshape(slice(w, 0, 20, 20), {50, 20})));
   EXPECT_FALSE(is_parameter_view(tanh(w)));
   EXPECT_FALSE(is_parameter_view(plain));
+  EXPECT_FALSE(is_parameter_view(slice(plain, 0, 0, 10)));
+  {
+    NoGradGuard no_grad;  // slices are plain leaves then, with no graph back to the weight
+    EXPECT_TRUE(is_parameter_view(slice(w, 0, 20, 20)));
+    EXPECT_TRUE(is_parameter_view(reshape(slice(w, 0, 20, 20), {50, 20})));
+    EXPECT_FALSE(is_parameter_view(tanh(w)));
+    EXPECT_FALSE(is_parameter_view(slice(tanh(w), 0, 0, 10)));
+  }
   PackedWeightScope scope;
   matmul(x, tanh(slice(w, 0, 0, 20)));
   matmul(x, plain);
