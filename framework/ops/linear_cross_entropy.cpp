@@ -78,7 +78,7 @@ struct LinearCrossEntropyOp : Node {
         const int64_t n = std::min(chunk_rows, rows - r0);
         LUONG_KERNEL(dev, gemm<T>, false, false, n, vocab, in_dim, T(1), px + r0 * in_dim, pw, T(0), pz);
         // Bias, loss and, when a backward pass may follow, the chunk's dz = p - q (g = 1), row by row.
-        LUONG_KERNEL(dev, cross_entropy_inplace_fused<T>, n, vocab, pz, pb, pt + r0, ignore_index, static_cast<T>(eps),
+        LUONG_KERNEL(dev, cross_entropy_inplace<T>, n, vocab, pz, pb, pt + r0, ignore_index, static_cast<T>(eps),
                      row_loss.data<T>() + r0, want_grads);
         if (!want_grads) continue;
         if (want_dx)  // dx rows (n, H) = dz (n, V) W^T

@@ -1,9 +1,9 @@
 // Products with a weight matrix, x op(W), that reuse one packed copy of W across the many small GEMMs of a
 // step loop (kernels/cpu/packed_gemm.h: on 2 Zen 4 cores the decoder's 64 x 256 x 1024 products went from
-// 100-150 to about 200 GFLOP/s).
+// 130-180 to about 210 GFLOP/s).
 //
 // A PackedWeightScope marks a stretch of work during which weights are read-only: the decoder's step loop,
-// one backward pass, one lstm_sequence node. Inside it, the first product with a given weight (and
+// one backward pass, one lstm_sequence node, one greedy or beam decoding. Inside it, the first product with a given weight (and
 // transposition) packs it, and later ones reuse the packed copy; it is dropped when the outermost scope
 // ends. Outside any scope, and for CUDA tensors, float64, reduced GEMM precision or a CPU without AVX-512,
 // weight_gemm is plain gemm(). Scopes are per thread and nest.
@@ -35,11 +35,11 @@ bool is_parameter_view(const Variable& v);
 Variable mark_parameter_view(const Variable& source, Variable result);
 
 // C (m, n) = A (m, k) op(W) + beta C, where op(W) = W (k, n) or, with trans_w, W^T for W (n, k). A and C are
-// contiguous row-major buffers on W's device. `cacheable`: W is a parameter (is_parameter_view) and may be
-// packed once for the current scope.
+// contiguous row-major buffers on W's device. `cacheable`: W is a parameter (is_parameter_view, decided by
+// the caller when it records the op) and may be packed once for the current scope.
 template <class T>
 void weight_gemm(bool trans_w, int64_t m, int64_t n, int64_t k, const T* a, const Tensor& w, T beta, T* c,
-                 bool cacheable = true);
+                 bool cacheable);
 
 // Packed copies alive in this thread's cache (tests).
 int64_t packed_weight_cache_entries();

@@ -151,9 +151,9 @@ TEST(LinearCrossEntropy, InPlaceKernelsAreBitwiseIdenticalForOneAndTwoThreads) {
     for (size_t i = 0; i < z.size(); ++i) z[i] = static_cast<float>(std::sin(0.37 * static_cast<double>(i))) * 6.0f;
     std::vector<int64_t> t(static_cast<size_t>(rows));
     for (int64_t r = 0; r < rows; ++r) t[static_cast<size_t>(r)] = r == 7 ? -1 : (r * 131) % cols;
-    std::vector<float> loss(static_cast<size_t>(rows));
-    cpu::cross_entropy_inplace_forward<float>(rows, cols, z.data(), t.data(), -1, 0.1f, loss.data());
-    cpu::cross_entropy_inplace_backward<float>(rows, cols, z.data(), t.data(), -1, 0.1f, 0.5f);
+    std::vector<float> loss(static_cast<size_t>(rows)), bias(static_cast<size_t>(cols));
+    for (int64_t j = 0; j < cols; ++j) bias[static_cast<size_t>(j)] = static_cast<float>(j % 7) * 0.25f;
+    cpu::cross_entropy_inplace<float>(rows, cols, z.data(), bias.data(), t.data(), -1, 0.1f, loss.data(), true);
     z.insert(z.end(), loss.begin(), loss.end());
     return z;
   };

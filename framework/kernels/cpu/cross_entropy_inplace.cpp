@@ -30,9 +30,9 @@ RowStats exp_row(double* z, int64_t cols, bool need_sum_z) {
   return {mx, sz, se};
 }
 
-// One row of cross_entropy_inplace_forward: logits in, probabilities out, returns the row's loss.
+// One row's loss; z goes from logits to probabilities.
 template <class T>
-T forward_row(int64_t cols, T* zr, int64_t t, int64_t ignore_index, T eps) {
+T loss_row(int64_t cols, T* zr, int64_t t, int64_t ignore_index, T eps) {
   if (t == ignore_index) {
     std::fill_n(zr, cols, T(0));
     return T(0);
@@ -47,16 +47,13 @@ T forward_row(int64_t cols, T* zr, int64_t t, int64_t ignore_index, T eps) {
   return nll;
 }
 
-// One row of cross_entropy_inplace_backward: probabilities in, g * (p - q) out.
+// One row's gradient: probabilities in, p - q out (an ignored row is already all zeros).
 template <class T>
-void backward_row(int64_t cols, T* pr, int64_t t, int64_t ignore_index, T eps, T g) {
-  if (t == ignore_index) {
-    std::fill_n(pr, cols, T(0));
-    return;
-  }
+void gradient_row(int64_t cols, T* pr, int64_t t, int64_t ignore_index, T eps) {
+  if (t == ignore_index) return;
   const T uniform = eps / static_cast<T>(cols);
-  for (int64_t j = 0; j < cols; ++j) pr[j] = g * (pr[j] - uniform);
-  pr[t] -= g * (T(1) - eps);
+  for (int64_t j = 0; j < cols; ++j) pr[j] = pr[j] - uniform;
+  pr[t] -= T(1) - eps;
 }
 
 template <class T>
@@ -67,37 +64,20 @@ void add_row(int64_t cols, T* __restrict zr, const T* __restrict bias) {
 }  // namespace
 
 template <class T>
-void cross_entropy_inplace_forward(int64_t rows, int64_t cols, T* z, const int64_t* target, int64_t ignore_index,
-                                   T eps, T* row_loss) {
-#pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain)
-  for (int64_t r = 0; r < rows; ++r) row_loss[r] = forward_row(cols, z + r * cols, target[r], ignore_index, eps);
-}
-
-template <class T>
-void cross_entropy_inplace_backward(int64_t rows, int64_t cols, T* p, const int64_t* target, int64_t ignore_index,
-                                    T eps, T g) {
-#pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain)
-  for (int64_t r = 0; r < rows; ++r) backward_row(cols, p + r * cols, target[r], ignore_index, eps, g);
-}
-
-template <class T>
-void cross_entropy_inplace_fused(int64_t rows, int64_t cols, T* z, const T* bias, const int64_t* target,
-                                 int64_t ignore_index, T eps, T* row_loss, bool grad) {
+void cross_entropy_inplace(int64_t rows, int64_t cols, T* z, const T* bias, const int64_t* target,
+                           int64_t ignore_index, T eps, T* row_loss, bool grad) {
 #pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain)
   for (int64_t r = 0; r < rows; ++r) {
     T* zr = z + r * cols;
     if (bias) add_row(cols, zr, bias);
-    row_loss[r] = forward_row(cols, zr, target[r], ignore_index, eps);
-    if (grad) backward_row(cols, zr, target[r], ignore_index, eps, T(1));
+    row_loss[r] = loss_row(cols, zr, target[r], ignore_index, eps);
+    if (grad) gradient_row(cols, zr, target[r], ignore_index, eps);
   }
 }
 
-#define LUONG_INSTANTIATE(T)                                                                                   \
-  template void cross_entropy_inplace_forward<T>(int64_t, int64_t, T*, const int64_t*, int64_t, T, T*);        \
-  template void cross_entropy_inplace_backward<T>(int64_t, int64_t, T*, const int64_t*, int64_t, T, T);       \
-  template void cross_entropy_inplace_fused<T>(int64_t, int64_t, T*, const T*, const int64_t*, int64_t, T, T*, bool);
-LUONG_INSTANTIATE(float)
-LUONG_INSTANTIATE(double)
-#undef LUONG_INSTANTIATE
+template void cross_entropy_inplace<float>(int64_t, int64_t, float*, const float*, const int64_t*, int64_t, float,
+                                           float*, bool);
+template void cross_entropy_inplace<double>(int64_t, int64_t, double*, const double*, const int64_t*, int64_t, double,
+                                            double*, bool);
 
 }  // namespace luong::cpu

@@ -2,8 +2,8 @@
 //
 // Why: a decoder step multiplies a small batch (m = 64) by the same weight matrices T times per pass.
 // OpenBLAS packs B again on every call (1 MB for a 256 x 1024 LSTM matrix) and splits m = 64 poorly over
-// threads, so these GEMMs ran at 100-150 GFLOP/s on 2 Zen 4 cores against 200-220 for large shapes.
-// Packing B once per pass and reusing it every step reaches about 200 (bench/engine_bench "packed gemm").
+// threads, so these GEMMs ran at 130-180 GFLOP/s on 2 Zen 4 cores. Packing B once per pass and reusing it
+// every step reaches about 210 (bench/engine_bench, "Small-batch GEMM against a packed weight").
 //
 // Layout: op(B) is cut into panels of kPanelCols columns; panel p holds rows 0..k-1 of its columns, each
 // row kPanelCols contiguous floats (the last panel zero-padded), so the microkernel reads B sequentially.

@@ -1,6 +1,6 @@
 // The generator's in-place softmax cross-entropy; semantics are kernels/cpu/cross_entropy_inplace.h's.
 // Forward: a block per row (max, sum of logits, e^(z - max) written in place with its sum, then the scale
-// to probabilities). Backward: elementwise over the buffer.
+// to probabilities). Gradient: elementwise over the buffer.
 #include "framework/kernels/cuda/common.cuh"
 #include "framework/kernels/cuda/kernels.h"
 
@@ -45,60 +45,43 @@ __global__ void cross_entropy_inplace_forward_kernel(int64_t rows, int64_t cols,
   }
 }
 
+// Probabilities in, p - q out; an ignored row is already all zeros.
 template <class T>
-__global__ void cross_entropy_inplace_backward_kernel(int64_t rows, int64_t cols, T* p, const int64_t* target,
-                                                      int64_t ignore_index, T eps, T g) {
+__global__ void cross_entropy_inplace_gradient_kernel(int64_t rows, int64_t cols, T* p, const int64_t* target,
+                                                      int64_t ignore_index, T eps) {
   const T uniform = eps / static_cast<T>(cols);
   const int64_t total = rows * cols;
   for (int64_t idx = global_index(); idx < total; idx += global_stride()) {
     const int64_t r = idx / cols, j = idx % cols;
     const int64_t t = target[r];
-    if (t == ignore_index) {
-      p[idx] = T(0);
-      continue;
-    }
-    T v = g * (p[idx] - uniform);
-    if (j == t) v -= g * (T(1) - eps);
+    if (t == ignore_index) continue;
+    T v = p[idx] - uniform;
+    if (j == t) v -= T(1) - eps;
     p[idx] = v;
   }
 }
 
 }  // namespace
 
+// On the GPU the chunk is one buffer in HBM either way: bias, loss and gradient are one kernel pass each
+// (a row per block for the loss, an element per thread for the rest), with the CPU kernel's semantics.
 template <class T>
-void cross_entropy_inplace_forward(int64_t rows, int64_t cols, T* z, const int64_t* target, int64_t ignore_index,
-                                   T eps, T* row_loss) {
+void cross_entropy_inplace(int64_t rows, int64_t cols, T* z, const T* bias, const int64_t* target,
+                           int64_t ignore_index, T eps, T* row_loss, bool grad) {
   if (rows == 0 || cols == 0) return;
+  if (bias) binary_forward<T>(BinaryKind::add, rows * cols, rows * cols, z, cols, bias, z);
   cross_entropy_inplace_forward_kernel<<<row_grid(rows), row_threads(cols), 0, stream()>>>(rows, cols, z, target,
                                                                                            ignore_index, eps, row_loss);
   LUONG_CUDA_CHECK_LAUNCH("cross_entropy_inplace_forward_kernel");
+  if (!grad) return;
+  cross_entropy_inplace_gradient_kernel<<<grid_for(rows * cols), kThreads, 0, stream()>>>(rows, cols, z, target,
+                                                                                          ignore_index, eps);
+  LUONG_CUDA_CHECK_LAUNCH("cross_entropy_inplace_gradient_kernel");
 }
 
-template <class T>
-void cross_entropy_inplace_backward(int64_t rows, int64_t cols, T* p, const int64_t* target, int64_t ignore_index,
-                                    T eps, T g) {
-  if (rows == 0 || cols == 0) return;
-  cross_entropy_inplace_backward_kernel<<<grid_for(rows * cols), kThreads, 0, stream()>>>(rows, cols, p, target,
-                                                                                          ignore_index, eps, g);
-  LUONG_CUDA_CHECK_LAUNCH("cross_entropy_inplace_backward_kernel");
-}
-
-// On the GPU the chunk is one buffer in HBM either way, and the three kernels are already each one pass
-// over it: the fused form is their sequence (same results), kept so the op has one call for both devices.
-template <class T>
-void cross_entropy_inplace_fused(int64_t rows, int64_t cols, T* z, const T* bias, const int64_t* target,
-                                 int64_t ignore_index, T eps, T* row_loss, bool grad) {
-  if (bias) binary_forward<T>(BinaryKind::add, rows * cols, rows * cols, z, cols, bias, z);
-  cross_entropy_inplace_forward<T>(rows, cols, z, target, ignore_index, eps, row_loss);
-  if (grad) cross_entropy_inplace_backward<T>(rows, cols, z, target, ignore_index, eps, T(1));
-}
-
-#define LUONG_INSTANTIATE(T)                                                                                   \
-  template void cross_entropy_inplace_forward<T>(int64_t, int64_t, T*, const int64_t*, int64_t, T, T*);        \
-  template void cross_entropy_inplace_backward<T>(int64_t, int64_t, T*, const int64_t*, int64_t, T, T);       \
-  template void cross_entropy_inplace_fused<T>(int64_t, int64_t, T*, const T*, const int64_t*, int64_t, T, T*, bool);
-LUONG_INSTANTIATE(float)
-LUONG_INSTANTIATE(double)
-#undef LUONG_INSTANTIATE
+template void cross_entropy_inplace<float>(int64_t, int64_t, float*, const float*, const int64_t*, int64_t, float,
+                                           float*, bool);
+template void cross_entropy_inplace<double>(int64_t, int64_t, double*, const double*, const int64_t*, int64_t, double,
+                                            double*, bool);
 
 }  // namespace luong::cuda

@@ -47,14 +47,8 @@ void cross_entropy_backward(int64_t rows, int64_t cols, const T* logp, const int
 
 // --- the generator's in-place cross-entropy (cross_entropy_inplace.cu); see kernels/cpu/cross_entropy_inplace.h ---
 template <class T>
-void cross_entropy_inplace_forward(int64_t rows, int64_t cols, T* z, const int64_t* target, int64_t ignore_index,
-                                   T eps, T* row_loss);
-template <class T>
-void cross_entropy_inplace_backward(int64_t rows, int64_t cols, T* p, const int64_t* target, int64_t ignore_index,
-                                    T eps, T g);
-template <class T>
-void cross_entropy_inplace_fused(int64_t rows, int64_t cols, T* z, const T* bias, const int64_t* target,
-                                 int64_t ignore_index, T eps, T* row_loss, bool grad);
+void cross_entropy_inplace(int64_t rows, int64_t cols, T* z, const T* bias, const int64_t* target,
+                           int64_t ignore_index, T eps, T* row_loss, bool grad);
 
 // --- fused attention step (attention_step.cu); see kernels/cpu/attention_step.h ---
 // backward needs src * sizeof(T) bytes of shared memory: at most 12,288 source positions in float32.
