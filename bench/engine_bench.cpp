@@ -2,6 +2,7 @@
 // LSTM cell against its composition. Prints a table; never asserted.
 #include <cblas.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "framework/core/process_setup.h"
+#include "framework/kernels/cpu/blocked_gemm.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/nn/attention/attention.h"
@@ -91,6 +93,54 @@ void packed_gemm_rows(Generator& g) {
   }
 }
 
+// The training step's large products (bench/luong_step_bench's model: batch 64, 20 + 20 tokens, 2 x 256,
+// vocabulary 8000, generator chunks of 256 rows): OpenBLAS against kernels/cpu/blocked_gemm, which gemm()
+// uses for them. Timed alternately, best of each, so a noisy neighbour hits both columns alike.
+void blocked_gemm_rows(Generator& g) {
+  std::printf("\n## Large GEMM (float32): OpenBLAS vs kernels/cpu/blocked_gemm\n\n");
+  if (!cpu::packed_gemm_enabled()) {
+    std::printf("blocked GEMM not available on this CPU (needs AVX-512F) or LUONG_PACKED_GEMM=0\n");
+    return;
+  }
+  std::printf("| product in the step | C (M x N) = op(A) op(B), K | op | beta | OpenBLAS GFLOP/s | blocked GFLOP/s | "
+              "ratio |\n|---|---|---|---|---|---|---|\n");
+  struct Case {
+    const char* what;
+    bool ta, tb;
+    int64_t m, n, k;
+    float beta;
+  };
+  const std::vector<Case> cases{{"generator logits, one chunk", false, false, 256, 8000, 256, 0.f},
+                                {"generator dX, one chunk", false, true, 256, 256, 8000, 0.f},
+                                {"generator dW, one chunk (accumulated)", true, false, 256, 8000, 256, 1.f},
+                                {"LSTM weight gradient, K = batch x steps", true, false, 256, 1024, 1280, 0.f},
+                                {"encoder input projection", false, false, 1280, 1024, 256, 0.f},
+                                {"encoder input projection dX", false, true, 1280, 256, 1024, 0.f},
+                                {"attention weight gradient", true, false, 512, 256, 1280, 0.f}};
+  for (const Case& c : cases) {
+    Tensor a = rnd(g, c.ta ? Shape{c.k, c.m} : Shape{c.m, c.k}).data();
+    Tensor b = rnd(g, c.tb ? Shape{c.n, c.k} : Shape{c.k, c.n}).data();
+    Tensor out = rnd(g, {c.m, c.n}).data();
+    auto blas = [&] {
+      cblas_sgemm(CblasRowMajor, c.ta ? CblasTrans : CblasNoTrans, c.tb ? CblasTrans : CblasNoTrans, (int)c.m,
+                  (int)c.n, (int)c.k, 1.f, a.data<float>(), c.ta ? (int)c.m : (int)c.k, b.data<float>(),
+                  c.tb ? (int)c.k : (int)c.n, c.beta, out.data<float>(), (int)c.n);
+    };
+    auto blocked = [&] {
+      cpu::blocked_gemm(c.ta, c.tb, c.m, c.n, c.k, 1.f, a.data<float>(), b.data<float>(), c.beta, out.data<float>());
+    };
+    double t_blas = 1e30, t_blocked = 1e30;
+    for (int round = 0; round < 4; ++round) {
+      t_blas = std::min(t_blas, time_best(blas, 3, 0.03));
+      t_blocked = std::min(t_blocked, time_best(blocked, 3, 0.03));
+    }
+    const double flop = 2.0 * c.m * c.n * c.k;
+    std::printf("| %s | %ld x %ld, K %ld | %s%s | %g | %.1f | %.1f | %.2f |\n", c.what, (long)c.m, (long)c.n,
+                (long)c.k, c.ta ? "A^T " : "A ", c.tb ? "B^T" : "B", c.beta, flop / t_blas * 1e-9,
+                flop / t_blocked * 1e-9, t_blas / t_blocked);
+  }
+}
+
 void overhead_rows(Generator& g) {
   std::printf("\n## Autograd overhead (one-element tensors, float32)\n\n| what | ns |\n|---|---|\n");
   Variable x = rnd(g, {1}, true), y = rnd(g, {1}, true);
@@ -162,6 +212,7 @@ int main(int argc, char** argv) {
   Generator g(1);
   gemm_rows(g);
   packed_gemm_rows(g);
+  blocked_gemm_rows(g);
   overhead_rows(g);
   lstm_rows(g);
   attention_rows(g);

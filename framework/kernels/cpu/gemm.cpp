@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "framework/core/precision.h"
+#include "framework/kernels/cpu/blocked_gemm.h"
 #include "framework/kernels/cpu/parallel.h"
 
 namespace luong::cpu {
@@ -69,6 +70,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
   if (k == 0) return scale_only(m * n, beta, c);  // make beta explicit
   if constexpr (std::is_same_v<T, float>) {  // float64 GEMMs are always full precision
     if (reduced_gemm(trans_a, trans_b, 1, m, n, k, alpha, a, b, beta, c)) return;
+    if (blocked_gemm_pays(m, n, k)) return blocked_gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
   }
   blas(trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
 }

@@ -1,0 +1,28 @@
+// Float32 GEMM on luong's AVX-512 microkernel, for the large products of a training step.
+//
+// Why: OpenBLAS 0.3.21 runs the step's large float32 GEMMs (the generator's 256 x 8000 x 256 chunks, the
+// weight gradients with K = batch x steps, the encoder's input projections) at 145-200 GFLOP/s on the 2 Zen 4
+// cores of the build machine, whose measured FMA peak is 235. This kernel reaches 180-205 on the same shapes
+// (bench/engine_bench, "Large GEMM"), reusing the microkernel of packed_gemm.h.
+//
+// Scheme (GotoBLAS's, with A read in place): C is cut into column blocks of kNcBlock columns and depth
+// slices of kKcBlock. For each slice and block a thread packs that piece of op(B) (512 KB, stays in L2) and
+// sweeps every 8-row tile of A over it. The column blocks are split over the threads (or, for narrow C, the
+// row tiles), so each C tile is one thread's, summed in the same order: the result is bitwise the same for
+// any thread count. It differs from OpenBLAS's in the last bits, as two BLAS libraries do.
+#pragma once
+#include <cstdint>
+
+namespace luong::cpu {
+
+// Whether gemm() should send this float32 product here: AVX-512 present, packed GEMM enabled
+// (LUONG_PACKED_GEMM, packed_gemm.h) and the product large enough for per-call packing to pay.
+bool blocked_gemm_pays(int64_t m, int64_t n, int64_t k);
+
+// C (m, n) = alpha op(A) op(B) + beta C; all contiguous row-major, op(A) (m, k), op(B) (k, n), the
+// operands stored transposed when trans_a / trans_b (as cblas_sgemm with CblasRowMajor and tight strides).
+// beta 0 never reads C. Requires packed_gemm_supported().
+void blocked_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  const float* b, float beta, float* c);
+
+}  // namespace luong::cpu

@@ -1,0 +1,177 @@
+// kernels/cpu/blocked_gemm: the AVX-512 GEMM that packs B per call, used by gemm() for large float32
+// products. Checked against a float64 reference for all four operand layouts on shapes that cross every
+// block edge (rows not a multiple of 8, columns across 32-column panels and 256-column blocks, depth across
+// the 512-deep slices, partial second vectors of a panel), with alpha 1 and not, beta 0 (C never read), 1 and another value; stores never leave
+// C; the bits do not depend on the thread count; and gemm() routes exactly the large float32 products here.
+// Skipped on CPUs without AVX-512F, where nothing calls the kernel.
+#include <gtest/gtest.h>
+
+#include <cblas.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "framework/core/philox.h"
+#include "framework/kernels/cpu/blocked_gemm.h"
+#include "framework/kernels/cpu/gemm.h"
+#include "framework/kernels/cpu/packed_gemm.h"
+#include "framework/kernels/cpu/parallel.h"
+
+namespace luong::cpu {
+namespace {
+
+#define LUONG_REQUIRE_AVX512() \
+  if (!packed_gemm_supported()) GTEST_SKIP() << "this CPU has no AVX-512F"
+
+std::vector<float> random_floats(int64_t count, uint64_t seed) {
+  Generator g(seed);
+  std::vector<float> v(static_cast<size_t>(count));
+  for (auto& x : v) x = static_cast<float>(g.uniform() * 2.0 - 1.0);
+  return v;
+}
+
+struct Shape3 {
+  bool ta, tb;
+  int64_t m, n, k;
+};
+
+// op(A)[i][p] and op(B)[p][j] of row-major operands stored transposed when ta / tb.
+double op_a(const Shape3& s, const std::vector<float>& a, int64_t i, int64_t p) {
+  return a[static_cast<size_t>(s.ta ? p * s.m + i : i * s.k + p)];
+}
+double op_b(const Shape3& s, const std::vector<float>& b, int64_t p, int64_t j) {
+  return b[static_cast<size_t>(s.tb ? j * s.k + p : p * s.n + j)];
+}
+
+std::vector<double> reference(const Shape3& s, float alpha, const std::vector<float>& a, const std::vector<float>& b,
+                              float beta, const std::vector<float>& c0) {
+  std::vector<double> c(static_cast<size_t>(s.m * s.n));
+  for (int64_t i = 0; i < s.m; ++i)
+    for (int64_t j = 0; j < s.n; ++j) {
+      double sum = 0.0;
+      for (int64_t p = 0; p < s.k; ++p) sum += op_a(s, a, i, p) * op_b(s, b, p, j);
+      const double prior = beta == 0.0f ? 0.0 : static_cast<double>(beta) * c0[static_cast<size_t>(i * s.n + j)];
+      c[static_cast<size_t>(i * s.n + j)] = static_cast<double>(alpha) * sum + prior;
+    }
+  return c;
+}
+
+constexpr float kGuard = 12345.0f;
+
+// C followed by guard values that a store past C would change.
+std::vector<float> run_blocked(const Shape3& s, float alpha, const std::vector<float>& a, const std::vector<float>& b,
+                               float beta, const std::vector<float>& c0) {
+  std::vector<float> c = c0;
+  c.resize(static_cast<size_t>(s.m * s.n + 64), kGuard);
+  blocked_gemm(s.ta, s.tb, s.m, s.n, s.k, alpha, a.data(), b.data(), beta, c.data());
+  return c;
+}
+
+void expect_matches_reference(const Shape3& s, float alpha, float beta, uint64_t& seed) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const auto a = random_floats(s.m * s.k, ++seed), b = random_floats(s.k * s.n, ++seed);
+  // beta 0 must not read C: NaN there would show.
+  const auto c0 = beta == 0.0f ? std::vector<float>(static_cast<size_t>(s.m * s.n), nan) : random_floats(s.m * s.n, ++seed);
+  const auto got = run_blocked(s, alpha, a, b, beta, c0);
+  const auto want = reference(s, alpha, a, b, beta, c0);
+  // float32 sums of k products of magnitude <= 1: rounding error well under k * 2^-24 * sqrt(k). Written so
+  // that a NaN counts as wrong.
+  const double tolerance = 1e-6 * (static_cast<double>(s.k) + 1.0);
+  int64_t wrong = 0;
+  for (size_t i = 0; i < want.size(); ++i)
+    if (!(std::fabs(got[i] - want[i]) <= tolerance)) ++wrong;
+  EXPECT_EQ(wrong, 0) << "ta " << s.ta << " tb " << s.tb << " m " << s.m << " n " << s.n << " k " << s.k << " alpha "
+                      << alpha << " beta " << beta;
+  for (size_t i = want.size(); i < got.size(); ++i)
+    ASSERT_EQ(got[i], kGuard) << "store past C: m " << s.m << " n " << s.n << " k " << s.k;
+}
+
+TEST(BlockedGemm, MatchesAFloat64ReferenceForEveryLayoutAndBlockEdge) {
+  LUONG_REQUIRE_AVX512();
+  uint64_t seed = 1;
+  int cases = 0;
+  for (bool ta : {false, true})
+    for (bool tb : {false, true}) {
+      for (int64_t m : {1, 9, 17})
+        for (int64_t n : {1, 50, 300})  // 50: a last panel 18 wide; 300: across a 256-column block, 12 wide
+          for (int64_t k : {5, 513})    // 513: across a 512-deep slice
+            for (float beta : {0.0f, 1.0f, -0.5f}) {
+              expect_matches_reference({ta, tb, m, n, k}, (m + n) % 2 ? 1.0f : 0.75f, beta, seed);
+              ++cases;
+            }
+      // Enough rows and columns for several tiles in both directions on every thread.
+      expect_matches_reference({ta, tb, 70, 600, 530}, 1.0f, -0.5f, seed);
+      ++cases;
+    }
+  EXPECT_EQ(cases, 4 * (3 * 3 * 2 * 3 + 1));
+}
+
+TEST(BlockedGemm, BitsDoNotDependOnTheThreadCount) {
+  LUONG_REQUIRE_AVX512();
+  const int before = num_threads();
+  // 1000 columns: the column blocks are split over threads; 40 columns: too few panels, the rows are.
+  for (const Shape3& s : {Shape3{false, false, 70, 1000, 600}, Shape3{true, true, 70, 1000, 600},
+                          Shape3{false, true, 300, 40, 700}, Shape3{true, false, 300, 40, 700}}) {
+    const auto a = random_floats(s.m * s.k, 7), b = random_floats(s.k * s.n, 8), c0 = random_floats(s.m * s.n, 9);
+    set_num_threads(1);
+    const auto one = run_blocked(s, 1.0f, a, b, 1.0f, c0);
+    set_num_threads(2);
+    const auto two = run_blocked(s, 1.0f, a, b, 1.0f, c0);
+    set_num_threads(3);
+    const auto three = run_blocked(s, 1.0f, a, b, 1.0f, c0);
+    EXPECT_EQ(one, two) << "ta " << s.ta << " tb " << s.tb << " n " << s.n;
+    EXPECT_EQ(one, three) << "ta " << s.ta << " tb " << s.tb << " n " << s.n;
+  }
+  set_num_threads(before);
+}
+
+TEST(BlockedGemm, AlphaZeroOnlyScalesC) {
+  LUONG_REQUIRE_AVX512();
+  // BLAS semantics: with alpha 0 the product is not formed, so an infinity in A cannot make 0 * inf = NaN.
+  const Shape3 s{false, false, 9, 40, 7};
+  auto a = random_floats(s.m * s.k, 1);
+  a[3] = std::numeric_limits<float>::infinity();
+  const auto b = random_floats(s.k * s.n, 2), c0 = random_floats(s.m * s.n, 3);
+  const auto got = run_blocked(s, 0.0f, a, b, 0.5f, c0);
+  for (size_t i = 0; i < c0.size(); ++i) ASSERT_EQ(got[i], 0.5f * c0[i]) << "element " << i;
+}
+
+// gemm() must send large float32 products to blocked_gemm (the same bits) and small ones, or all of them
+// when the AVX-512 kernels are turned off, to OpenBLAS (cblas_sgemm's bits).
+TEST(BlockedGemm, GemmRoutesOnlyLargeFloat32ProductsHere) {
+  LUONG_REQUIRE_AVX512();
+  auto via_gemm = [](const Shape3& s, const std::vector<float>& a, const std::vector<float>& b) {
+    std::vector<float> c(static_cast<size_t>(s.m * s.n));
+    gemm<float>(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), b.data(), 0.0f, c.data());
+    return c;
+  };
+  auto via_openblas = [](const Shape3& s, const std::vector<float>& a, const std::vector<float>& b) {
+    std::vector<float> c(static_cast<size_t>(s.m * s.n));
+    cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans, s.tb ? CblasTrans : CblasNoTrans, (int)s.m, (int)s.n,
+                (int)s.k, 1.0f, a.data(), s.ta ? (int)s.m : (int)s.k, b.data(), s.tb ? (int)s.k : (int)s.n, 0.0f,
+                c.data(), (int)s.n);
+    return c;
+  };
+  const Shape3 large{true, false, 256, 1024, 300}, small{false, false, 8, 64, 64};
+  ASSERT_TRUE(blocked_gemm_pays(large.m, large.n, large.k));
+  ASSERT_FALSE(blocked_gemm_pays(small.m, small.n, small.k));
+  for (const Shape3& s : {large, small}) {
+    const auto a = random_floats(s.m * s.k, 11), b = random_floats(s.k * s.n, 12);
+    const auto blocked = run_blocked(s, 1.0f, a, b, 0.0f, std::vector<float>(static_cast<size_t>(s.m * s.n)));
+    const std::vector<float> blocked_c(blocked.begin(), blocked.begin() + s.m * s.n);
+    if (blocked_gemm_pays(s.m, s.n, s.k))
+      EXPECT_EQ(via_gemm(s, a, b), blocked_c) << "m " << s.m;
+    else
+      EXPECT_EQ(via_gemm(s, a, b), via_openblas(s, a, b)) << "m " << s.m;
+  }
+  // Turned off, even the large product goes to OpenBLAS.
+  const bool before = set_packed_gemm_enabled(false);
+  EXPECT_FALSE(blocked_gemm_pays(large.m, large.n, large.k));
+  const auto a = random_floats(large.m * large.k, 13), b = random_floats(large.k * large.n, 14);
+  EXPECT_EQ(via_gemm(large, a, b), via_openblas(large, a, b));
+  set_packed_gemm_enabled(before);
+}
+
+}  // namespace
+}  // namespace luong::cpu
