@@ -28,7 +28,11 @@ template <int Rows, bool TransA>
 __attribute__((target("avx512f,fma"))) void microkernel(int64_t kc, const float* a, int64_t lda, const float* bp,
                                                           float* c, int64_t ldc, __mmask16 mask0, __mmask16 mask1,
                                                           bool first, float alpha, float beta) {
+  // Every loop over the rows is fully unrolled so the accumulators live in registers throughout: with a
+  // rolled loop GCC keeps the arrays on the stack, zeroing them with `rep stos` and spilling them for the
+  // store loop, which cost 3% of the kernel's time (perf annotate).
   __m512 acc0[Rows], acc1[Rows];
+#pragma GCC unroll 8
   for (int i = 0; i < Rows; ++i) acc0[i] = _mm512_setzero_ps(), acc1[i] = _mm512_setzero_ps();
   for (int64_t kk = 0; kk < kc; ++kk) {
     const __m512 b0 = _mm512_loadu_ps(bp + kk * kPanelCols);
@@ -42,6 +46,7 @@ __attribute__((target("avx512f,fma"))) void microkernel(int64_t kc, const float*
   }
   const bool read_c = !first || beta != 0.0f;
   const __m512 scale_c = _mm512_set1_ps(first ? beta : 1.0f), scale_acc = _mm512_set1_ps(alpha);
+#pragma GCC unroll 8
   for (int i = 0; i < Rows; ++i) {
     float* row = c + i * ldc;
     __m512 r0 = acc0[i], r1 = acc1[i];
