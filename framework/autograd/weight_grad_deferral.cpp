@@ -6,18 +6,6 @@ namespace luong {
 namespace {
 thread_local WeightGradDeferral* g_current = nullptr;
 thread_local int64_t g_deferred_count = 0;
-
-// The rows of each part, one after the other, in one (Σ m, cols) buffer.
-Tensor stack_rows(const std::vector<Tensor>& parts, int64_t rows, int64_t cols) {
-  Tensor out = Tensor::empty({rows, cols}, parts.front().dtype(), parts.front().device());
-  int64_t at = 0;
-  for (const Tensor& p : parts) {
-    const int64_t m = p.numel() / cols;
-    out.narrow(at, m).copy_(p);
-    at += m;
-  }
-  return out;
-}
 }  // namespace
 
 WeightGradDeferral::WeightGradDeferral(std::unordered_map<VariableImpl*, int> uses)
@@ -42,7 +30,6 @@ bool WeightGradDeferral::defer(const std::shared_ptr<VariableImpl>& v, const Ten
   if (!p.variable) p.variable = v;
   p.a.push_back(a);
   p.g.push_back(g);
-  p.rows += m;
   ++g_deferred_count;
   return true;
 }
@@ -53,16 +40,7 @@ void WeightGradDeferral::flush(VariableImpl& v) {
   Pending p = std::move(it->second);
   pending_.erase(it);
   if (!v.grad.defined()) v.grad = Tensor::zeros(v.data.shape(), v.data.dtype(), v.data.device());
-  const int64_t k = v.data.size(0), n = v.data.size(1);
-  if (p.a.size() == 1) {
-    add_matmul_tn_(v.grad, p.a.front(), p.g.front());
-    return;
-  }
-  // One GEMM with K = Σ m. The stacked copies cost one pass over the operands, far less than the GEMM
-  // efficiency they buy at m = batch.
-  const Tensor a = stack_rows(p.a, p.rows, k);
-  const Tensor g = stack_rows(p.g, p.rows, n);
-  add_matmul_tn_(v.grad, a, g);
+  add_matmul_tn_stacked_(v.grad, p.a, p.g);
 }
 
 }  // namespace luong

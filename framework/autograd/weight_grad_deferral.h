@@ -4,9 +4,10 @@
 // keeps from being batched over time in the forward pass) receives one contribution A_tᵀ G_t per step, each
 // with only m = batch rows. GEMMs with so small an inner dimension run well below the library's peak
 // (OpenBLAS on this project's 2-core CPU: 136 GFLOP/s at K = 64 against 196 at K = 1280). Nodes hand such
-// products to the backward pass in progress instead (Node::accumulate_weight_grad); the engine stacks the
-// rows and runs one GEMM with K = Σ m once the weight's last consumer has run, before its gradient-ready
-// hook fires. The order of the stacked rows is the engine's deterministic node order, so results are
+// products to the backward pass in progress instead (Node::accumulate_weight_grad); the engine runs one
+// GEMM with K = Σ m over the row-stacked pairs once the weight's last consumer has run, before its
+// gradient-ready hook fires (on the CPU in float32 without copying them: add_matmul_tn_stacked_). The order
+// of the stacked rows is the engine's deterministic node order, so results are
 // bitwise reproducible from run to run and rank to rank.
 #pragma once
 #include <memory>
@@ -48,7 +49,6 @@ class WeightGradDeferral {
   struct Pending {
     std::shared_ptr<VariableImpl> variable;  // kept alive until flushed
     std::vector<Tensor> a, g;
-    int64_t rows = 0;
   };
   std::unordered_map<VariableImpl*, int> uses_;
   std::unordered_map<VariableImpl*, Pending> pending_;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "framework/core/precision.h"
+#include "framework/kernels/cpu/blocked_gemm.h"
 #include "framework/kernels/dispatch.h"
 
 namespace luong {
@@ -57,6 +59,55 @@ void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g) {
     using T = decltype(tag);
     LUONG_KERNEL(c.device(), gemm<T>, true, false, k, n, m, T(1), a.data<T>(), g.data<T>(), T(1), c.data<T>());
   });
+}
+
+namespace {
+
+// The rows of each part, one after the other, in one (Σ m, cols) buffer.
+Tensor stack_rows(const std::vector<Tensor>& parts, int64_t rows, int64_t cols) {
+  Tensor out = Tensor::empty({rows, cols}, parts.front().dtype(), parts.front().device());
+  int64_t at = 0;
+  for (const Tensor& p : parts) {
+    const int64_t m = p.numel() / cols;
+    out.narrow(at, m).copy_(p);
+    at += m;
+  }
+  return out;
+}
+
+}  // namespace
+
+void add_matmul_tn_stacked_(Tensor& c, const std::vector<Tensor>& a_parts, const std::vector<Tensor>& g_parts) {
+  LUONG_CHECK(!a_parts.empty() && a_parts.size() == g_parts.size(), "add_matmul_tn_stacked_: ", a_parts.size(),
+              " left and ", g_parts.size(), " right parts");
+  if (a_parts.size() == 1) return add_matmul_tn_(c, a_parts.front(), g_parts.front());
+  LUONG_CHECK(c.dim() == 2 && c.size(0) > 0 && c.size(1) > 0, "add_matmul_tn_stacked_: target ", c.describe(),
+              " is not a non-empty matrix");
+  const int64_t k = c.size(0), n = c.size(1);
+  int64_t rows = 0;
+  for (size_t i = 0; i < a_parts.size(); ++i) {
+    const Tensor &a = a_parts[i], &g = g_parts[i];
+    const int64_t m = a.numel() / k;
+    LUONG_CHECK(a.numel() == m * k && g.numel() == m * n && a.dtype() == c.dtype() && g.dtype() == c.dtype(),
+                "add_matmul_tn_stacked_: part ", i, ": ", a.describe(), "ᵀ times ", g.describe(), " into ",
+                c.describe());
+    check_same_device("add_matmul_tn_stacked_", c, a);
+    check_same_device("add_matmul_tn_stacked_", c, g);
+    rows += m;
+  }
+  const bool in_place = c.device().is_cpu() && c.dtype() == DType::f32 && gemm_precision() == GemmPrecision::fp32 &&
+                        cpu::blocked_gemm_pays(k, n, rows);
+  if (in_place) {
+    std::vector<cpu::GemmSegment> segments;
+    segments.reserve(a_parts.size());
+    for (size_t i = 0; i < a_parts.size(); ++i)
+      segments.push_back({a_parts[i].data<float>(), g_parts[i].data<float>(), a_parts[i].numel() / k});
+    cpu::blocked_gemm_tn_segments(k, n, segments, 1.0f, c.data<float>());
+    return;
+  }
+  // One GEMM with K = Σ m. The stacked copies cost one pass over the operands, far less than the GEMM
+  // efficiency they buy at m = batch.
+  add_matmul_tn_(c, stack_rows(a_parts, rows, k), stack_rows(g_parts, rows, n));
 }
 
 double global_norm(const Tensor& flat) { return std::sqrt(sum_squares(flat)); }

@@ -2,7 +2,8 @@
 // products. Checked against a float64 reference for all four operand layouts on shapes that cross every
 // block edge (rows not a multiple of 8, columns across 32-column panels and 256-column blocks, depth across
 // the 512-deep slices, partial second vectors of a panel), with alpha 1 and not, beta 0 (C never read), 1 and another value; stores never leave
-// C; the bits do not depend on the thread count; and gemm() routes exactly the large float32 products here.
+// C; the bits do not depend on the thread count; gemm() routes exactly the large float32 products here; and a
+// product of row pieces (deferred weight gradients) has the bits of the product of the stacked pieces.
 // Skipped on CPUs without AVX-512F, where nothing calls the kernel.
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@
 #include "framework/kernels/cpu/gemm.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/kernels/cpu/parallel.h"
+#include "framework/ops/tensor_math.h"
 
 namespace luong::cpu {
 namespace {
@@ -171,6 +173,53 @@ TEST(BlockedGemm, GemmRoutesOnlyLargeFloat32ProductsHere) {
   const auto a = random_floats(large.m * large.k, 13), b = random_floats(large.k * large.n, 14);
   EXPECT_EQ(via_gemm(large, a, b), via_openblas(large, a, b));
   set_packed_gemm_enabled(before);
+}
+
+// Row pieces of A and B, as the deferred weight gradients hand them over, against the stacked matrices:
+// pieces that end inside a 512-deep slice, pieces that span one, a single row and an empty piece.
+TEST(BlockedGemm, RowPiecesGiveTheBitsOfTheStackedProduct) {
+  LUONG_REQUIRE_AVX512();
+  const int64_t m = 70, n = 300;
+  const std::vector<int64_t> piece_rows{64, 1, 0, 600, 64, 200, 7};
+  int64_t k = 0;
+  for (int64_t r : piece_rows) k += r;
+  const auto a = random_floats(k * m, 21), b = random_floats(k * n, 22);
+  std::vector<GemmSegment> segments;
+  int64_t at = 0;
+  for (int64_t r : piece_rows) {
+    segments.push_back({a.data() + at * m, b.data() + at * n, r});
+    at += r;
+  }
+  for (float beta : {0.0f, 1.0f, -0.5f}) {
+    const auto c0 = random_floats(m * n, 23);
+    const auto stacked = run_blocked({true, false, m, n, k}, 1.0f, a, b, beta, c0);
+    std::vector<float> pieces = c0;
+    blocked_gemm_tn_segments(m, n, segments, beta, pieces.data());
+    EXPECT_EQ(pieces, std::vector<float>(stacked.begin(), stacked.begin() + m * n)) << "beta " << beta;
+  }
+}
+
+// The op the deferral calls: in float32 on this CPU it reads the parts in place, with the bits of
+// add_matmul_tn_ on the stacked parts; in float64 it stacks them and must give the same values.
+TEST(BlockedGemm, AddMatmulOfStackedPartsMatchesTheStackedProduct) {
+  LUONG_REQUIRE_AVX512();
+  const int64_t k = 256, n = 1024, rows = 64, parts = 20;
+  ASSERT_TRUE(blocked_gemm_pays(k, n, rows * parts));
+  std::vector<float> a_all = random_floats(rows * parts * k, 31), g_all = random_floats(rows * parts * n, 32);
+  for (DType dt : {DType::f32, DType::f64}) {
+    const Tensor a = Tensor::from(std::vector<double>(a_all.begin(), a_all.end()), {rows * parts, k}, dt);
+    const Tensor g = Tensor::from(std::vector<double>(g_all.begin(), g_all.end()), {rows * parts, n}, dt);
+    std::vector<Tensor> a_parts, g_parts;
+    for (int64_t p = 0; p < parts; ++p) {
+      a_parts.push_back(a.narrow(p * rows, rows).clone());
+      g_parts.push_back(g.narrow(p * rows, rows).clone());
+    }
+    const Tensor c0 = Tensor::from(std::vector<double>(k * n, 0.25), {k, n}, dt);
+    Tensor from_parts = c0.clone(), from_stack = c0.clone();
+    add_matmul_tn_stacked_(from_parts, a_parts, g_parts);
+    add_matmul_tn_(from_stack, a, g);
+    EXPECT_EQ(from_parts.to_vector(), from_stack.to_vector()) << dt;
+  }
 }
 
 }  // namespace

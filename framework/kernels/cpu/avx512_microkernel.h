@@ -1,7 +1,7 @@
 // The float32 AVX-512 microkernel and B-panel packing shared by the packed-weight GEMM (packed_gemm.cpp)
 // and the blocked GEMM (blocked_gemm.cpp). Internal to those two files.
 //
-// One call computes a tile of up to 8 rows x 32 columns of C over a depth slice kc, in 16 accumulators
+// One call computes a tile of up to 8 rows x 32 columns of C over a depth slice, in 16 accumulators
 // (8 rows x 2 vectors of 16 floats), which hides the FMA latency. Per k it loads 2 vectors of the B panel
 // and broadcasts one scalar of A per row. A is read in place: row-major (A[i][k] at a[i * lda + k]) or, for
 // trans_a, column-major (A[i][k] at a[k * lda + i], 8 rows contiguous per k).
@@ -21,28 +21,44 @@ namespace luong::cpu::avx512 {
 
 constexpr int64_t kTileRows = 8;
 
-// C tile (+)= alpha * A (rows x kc) * Bpanel (kc x 32). `first`: the first depth slice, which writes
-// alpha * acc + beta * C (C not read when beta is 0); later slices add to C. Columns past the matrix are
-// masked off at the store; the panel's padding is zero, so they hold zeros anyway.
+// A stretch of the depth over which A is stored contiguously: `len` depth rows starting at `a` (for a row
+// tile at row 0). An ordinary product has one run per depth slice; a product of row-stacked operands that
+// were never stacked (blocked_gemm_tn_segments) has one per piece, and the accumulators carry across them,
+// so the sum is bitwise the one over the stacked operands.
+struct DepthRun {
+  const float* a;
+  int64_t len;
+};
+
+// C tile (+)= alpha * A (rows x depth) * Bpanel (depth x 32), the depth being the runs in order; the tile's
+// A starts at run.a + a_offset. `first`: the first depth slice, which writes alpha * acc + beta * C (C not
+// read when beta is 0); later slices add to C. Columns past the matrix are masked off at the store; the
+// panel's padding is zero, so they hold zeros anyway.
 template <int Rows, bool TransA>
-__attribute__((target("avx512f,fma"))) void microkernel(int64_t kc, const float* a, int64_t lda, const float* bp,
-                                                          float* c, int64_t ldc, __mmask16 mask0, __mmask16 mask1,
-                                                          bool first, float alpha, float beta) {
+__attribute__((target("avx512f,fma"))) void microkernel(const DepthRun* runs, int64_t run_count, int64_t a_offset,
+                                                          int64_t lda, const float* bp, float* c, int64_t ldc,
+                                                          __mmask16 mask0, __mmask16 mask1, bool first, float alpha,
+                                                          float beta) {
   // Every loop over the rows is fully unrolled so the accumulators live in registers throughout: with a
   // rolled loop GCC keeps the arrays on the stack, zeroing them with `rep stos` and spilling them for the
   // store loop, which cost 3% of the kernel's time (perf annotate).
   __m512 acc0[Rows], acc1[Rows];
 #pragma GCC unroll 8
   for (int i = 0; i < Rows; ++i) acc0[i] = _mm512_setzero_ps(), acc1[i] = _mm512_setzero_ps();
-  for (int64_t kk = 0; kk < kc; ++kk) {
-    const __m512 b0 = _mm512_loadu_ps(bp + kk * kPanelCols);
-    const __m512 b1 = _mm512_loadu_ps(bp + kk * kPanelCols + 16);
+  for (int64_t r = 0; r < run_count; ++r) {
+    const float* a = runs[r].a + a_offset;
+    const int64_t len = runs[r].len;
+    for (int64_t kk = 0; kk < len; ++kk) {
+      const __m512 b0 = _mm512_loadu_ps(bp + kk * kPanelCols);
+      const __m512 b1 = _mm512_loadu_ps(bp + kk * kPanelCols + 16);
 #pragma GCC unroll 8
-    for (int i = 0; i < Rows; ++i) {
-      const __m512 ai = _mm512_set1_ps(TransA ? a[kk * lda + i] : a[i * lda + kk]);
-      acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
-      acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+      for (int i = 0; i < Rows; ++i) {
+        const __m512 ai = _mm512_set1_ps(TransA ? a[kk * lda + i] : a[i * lda + kk]);
+        acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
+        acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+      }
     }
+    bp += len * kPanelCols;
   }
   const bool read_c = !first || beta != 0.0f;
   const __m512 scale_c = _mm512_set1_ps(first ? beta : 1.0f), scale_acc = _mm512_set1_ps(alpha);
@@ -60,8 +76,8 @@ __attribute__((target("avx512f,fma"))) void microkernel(int64_t kc, const float*
   }
 }
 
-using Microkernel = void (*)(int64_t, const float*, int64_t, const float*, float*, int64_t, __mmask16, __mmask16, bool,
-                             float, float);
+using Microkernel = void (*)(const DepthRun*, int64_t, int64_t, int64_t, const float*, float*, int64_t, __mmask16,
+                             __mmask16, bool, float, float);
 
 template <bool TransA>
 constexpr Microkernel kMicrokernels[kTileRows + 1] = {
@@ -80,29 +96,34 @@ inline __mmask16 lane_mask(int64_t valid) {
   return static_cast<__mmask16>((1u << valid) - 1u);
 }
 
-// Packs rows [k0, k0 + kc) and columns [j0, j0 + width) of op(B) into panels of kPanelCols columns, panel p
-// at out + p * kc * kPanelCols, each row of a panel kPanelCols contiguous floats, the last panel zero-padded.
-// B is (k, n) row-major with row stride ldb, or, for trans_b, (n, k) row-major (op(B) = B^T).
+// Packs columns [j0, j0 + width) of kc rows of a row-major B into panels of kPanelCols columns, panel p at
+// out + p * kc * kPanelCols, each row of a panel kPanelCols contiguous floats, the last panel zero-padded.
+// row_at(kk) is the start of the kk-th row (kk = 0 .. kc-1). Row by row, so B is read in order: a panel at a
+// time would jump a whole row of B per 128 bytes read, which measured 15% slower on the generator's
+// (256 x 8000) weight.
+template <class RowAt>
+void pack_rows(RowAt row_at, int64_t kc, int64_t j0, int64_t width, float* out) {
+  const int64_t panels = (width + kPanelCols - 1) / kPanelCols;
+  for (int64_t kk = 0; kk < kc; ++kk) {
+    const float* src = row_at(kk) + j0;
+    for (int64_t p = 0; p < panels; ++p) {
+      const int64_t valid = std::min(kPanelCols, width - p * kPanelCols);
+      float* dst = out + p * kc * kPanelCols + kk * kPanelCols;
+      std::memcpy(dst, src + p * kPanelCols, static_cast<size_t>(valid) * sizeof(float));
+      std::fill(dst + valid, dst + kPanelCols, 0.0f);
+    }
+  }
+}
+
+// The same for rows [k0, k0 + kc) of op(B): B is (k, n) row-major with row stride ldb, or, for trans_b,
+// (n, k) row-major (op(B) = B^T).
 inline void pack_panels(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t width,
                         float* out) {
-  const int64_t panels = (width + kPanelCols - 1) / kPanelCols;
-  if (!trans_b) {
-    // Row by row, so B is read in order: a panel at a time would jump a whole row of B per 128 bytes read,
-    // which measured 15% slower on the generator's (256 x 8000) weight.
-    for (int64_t kk = 0; kk < kc; ++kk) {
-      const float* src = b + (k0 + kk) * ldb + j0;
-      for (int64_t p = 0; p < panels; ++p) {
-        const int64_t valid = std::min(kPanelCols, width - p * kPanelCols);
-        float* dst = out + p * kc * kPanelCols + kk * kPanelCols;
-        std::memcpy(dst, src + p * kPanelCols, static_cast<size_t>(valid) * sizeof(float));
-        std::fill(dst + valid, dst + kPanelCols, 0.0f);
-      }
-    }
-    return;
-  }
+  if (!trans_b) return pack_rows([&](int64_t kk) { return b + (k0 + kk) * ldb; }, kc, j0, width, out);
   // op(B)[kk][j] = B[j][kk]: a transpose, in tiles of 64 k so that the 8 KB a tile writes stay in L1 while
   // each row of B is read in order (6x faster than a column at a time).
   constexpr int64_t kTile = 64;
+  const int64_t panels = (width + kPanelCols - 1) / kPanelCols;
   for (int64_t p = 0; p < panels; ++p) {
     const int64_t c0 = j0 + p * kPanelCols, valid = std::min(kPanelCols, j0 + width - c0);
     float* panel = out + p * kc * kPanelCols;

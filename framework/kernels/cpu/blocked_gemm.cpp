@@ -28,41 +28,75 @@ constexpr int64_t kPanelsPerBlock = kNcBlock / kPanelCols;
 // Below this much work (2 m n k flops) OpenBLAS is as fast and per-call packing is not worth it.
 constexpr int64_t kMinFlops = int64_t{1} << 26;
 
+// The operands of one call: either plain matrices (a, b as blocked_gemm takes them) or, for A^T B, row
+// pieces of both (segments, not null).
+struct Operands {
+  bool trans_a, trans_b;
+  int64_t m, n, k;
+  const float* a;
+  const float* b;
+  const std::vector<GemmSegment>* segments;
+};
+
+// The depth runs of A and the row starts of B for depth rows [k0, k0 + kc) of row-pieced operands.
+void segment_slice(const Operands& op, int64_t k0, int64_t kc, std::vector<avx512::DepthRun>& runs,
+                   const float** b_rows) {
+  runs.clear();
+  int64_t start = 0;  // first depth row of the current piece
+  for (const GemmSegment& seg : *op.segments) {
+    const int64_t lo = std::max(k0, start), hi = std::min(k0 + kc, start + seg.rows);
+    if (lo < hi) {
+      runs.push_back({seg.a + (lo - start) * op.m, hi - lo});
+      for (int64_t r = lo; r < hi; ++r) b_rows[r - k0] = seg.b + (r - start) * op.n;
+    }
+    start += seg.rows;
+    if (start >= k0 + kc) break;
+  }
+}
+
 // One thread's share: column panels [p0, p1) and row tiles [r0, r1), every depth slice.
-void run_share(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-               const float* b, float beta, float* c, int64_t p0, int64_t p1, int64_t r0, int64_t r1) {
-  // The packed block lives per thread for the life of the process (512 KB): no allocation per call.
+void run_share(const Operands& op, float alpha, float beta, float* c, int64_t p0, int64_t p1, int64_t r0, int64_t r1) {
+  // Per-thread buffers that live for the process: the packed block (512 KB) and the slice's depth runs and B
+  // rows. No allocation per call in steady state.
   thread_local std::vector<float> block;
+  thread_local std::vector<avx512::DepthRun> runs;
+  thread_local std::vector<const float*> b_rows;
   if (block.size() < static_cast<size_t>(kKcBlock * kNcBlock)) block.resize(static_cast<size_t>(kKcBlock * kNcBlock));
-  const int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
+  if (b_rows.size() < static_cast<size_t>(kKcBlock)) b_rows.resize(static_cast<size_t>(kKcBlock));
+  const int64_t m = op.m, n = op.n, k = op.k;
+  const int64_t lda = op.trans_a ? m : k, ldb = op.trans_b ? k : n;
   for (int64_t k0 = 0; k0 < k; k0 += kKcBlock) {
     const int64_t kc = std::min(kKcBlock, k - k0);
+    if (op.segments) {
+      segment_slice(op, k0, kc, runs, b_rows.data());
+    } else {
+      runs.assign(1, {op.trans_a ? op.a + k0 * lda : op.a + k0, kc});
+    }
     for (int64_t pb = p0; pb < p1; pb += kPanelsPerBlock) {
       const int64_t pe = std::min(p1, pb + kPanelsPerBlock), j0 = pb * kPanelCols;
-      avx512::pack_panels(trans_b, b, ldb, k0, kc, j0, std::min(pe * kPanelCols, n) - j0, block.data());
+      const int64_t width = std::min(pe * kPanelCols, n) - j0;
+      if (op.segments) {
+        avx512::pack_rows([&](int64_t kk) { return b_rows[static_cast<size_t>(kk)]; }, kc, j0, width, block.data());
+      } else {
+        avx512::pack_panels(op.trans_b, op.b, ldb, k0, kc, j0, width, block.data());
+      }
       for (int64_t r = r0; r < r1; ++r) {
         const int64_t i0 = r * kTileRows, rows = std::min(kTileRows, m - i0);
-        const float* a_tile = trans_a ? a + k0 * lda + i0 : a + i0 * lda + k0;
-        const avx512::Microkernel kernel = avx512::select_microkernel(rows, trans_a);
+        const avx512::Microkernel kernel = avx512::select_microkernel(rows, op.trans_a);
+        const int64_t a_offset = op.trans_a ? i0 : i0 * lda;
         for (int64_t p = pb; p < pe; ++p) {
           const int64_t j = p * kPanelCols;
-          kernel(kc, a_tile, lda, block.data() + (p - pb) * kc * kPanelCols, c + i0 * n + j, n, lane_mask(n - j),
-                 lane_mask(n - j - 16), k0 == 0, alpha, beta);
+          kernel(runs.data(), static_cast<int64_t>(runs.size()), a_offset, lda, block.data() + (p - pb) * kc * kPanelCols,
+                 c + i0 * n + j, n, lane_mask(n - j), lane_mask(n - j - 16), k0 == 0, alpha, beta);
         }
       }
     }
   }
 }
 
-}  // namespace
-
-bool blocked_gemm_pays(int64_t m, int64_t n, int64_t k) {
-  return packed_gemm_enabled() && 2 * m * n * k >= kMinFlops;
-}
-
-void blocked_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                  const float* b, float beta, float* c) {
+void run(const Operands& op, float alpha, float beta, float* c) {
   LUONG_CHECK(packed_gemm_supported(), "blocked_gemm: this CPU has no AVX-512F (check blocked_gemm_pays() first)");
+  const int64_t m = op.m, n = op.n, k = op.k;
   if (m == 0 || n == 0) return;
   if (k == 0 || alpha == 0.0f) {  // no products: C = beta C (and 0 * inf in A or B must not reach C)
     for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
@@ -76,7 +110,7 @@ void blocked_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, f
   auto share = [&](int t, int nt) {
     const int64_t p0 = split_columns ? panels * t / nt : 0, p1 = split_columns ? panels * (t + 1) / nt : panels;
     const int64_t r0 = split_columns ? 0 : row_tiles * t / nt, r1 = split_columns ? row_tiles : row_tiles * (t + 1) / nt;
-    run_share(trans_a, trans_b, m, n, k, alpha, a, b, beta, c, p0, p1, r0, r1);
+    run_share(op, alpha, beta, c, p0, p1, r0, r1);
   };
 #ifdef _OPENMP
   if (threads > 1) {
@@ -86,6 +120,26 @@ void blocked_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, f
   }
 #endif
   share(0, 1);
+}
+
+}  // namespace
+
+bool blocked_gemm_pays(int64_t m, int64_t n, int64_t k) {
+  return packed_gemm_enabled() && 2 * m * n * k >= kMinFlops;
+}
+
+void blocked_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                  const float* b, float beta, float* c) {
+  run({trans_a, trans_b, m, n, k, a, b, nullptr}, alpha, beta, c);
+}
+
+void blocked_gemm_tn_segments(int64_t m, int64_t n, const std::vector<GemmSegment>& segments, float beta, float* c) {
+  int64_t k = 0;
+  for (const GemmSegment& seg : segments) {
+    LUONG_CHECK(seg.rows >= 0, "blocked_gemm_tn_segments: a segment of ", seg.rows, " rows");
+    k += seg.rows;
+  }
+  run({true, false, m, n, k, nullptr, nullptr, &segments}, 1.0f, beta, c);
 }
 
 }  // namespace luong::cpu

@@ -80,12 +80,13 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const float* p
     const int64_t r0 = split_panels ? 0 : row_blocks * t / nt, r1 = split_panels ? row_blocks : row_blocks * (t + 1) / nt;
     for (int64_t k0 = 0; k0 < k; k0 += kDepthBlock) {
       const int64_t kc = std::min(kDepthBlock, k - k0);
+      const avx512::DepthRun run{a + k0, kc};
       for (int64_t r = r0; r < r1; ++r) {
         const int64_t i0 = r * kTileRows, rows = std::min(kTileRows, m - i0);
         const Microkernel kernel = avx512::select_microkernel(rows, false);
         for (int64_t p = p0; p < p1; ++p) {
           const int64_t j0 = p * kPanelCols;
-          kernel(kc, a + i0 * k + k0, k, packed_b + p * k * kPanelCols + k0 * kPanelCols, c + i0 * n + j0, n,
+          kernel(&run, 1, i0 * k, k, packed_b + p * k * kPanelCols + k0 * kPanelCols, c + i0 * n + j0, n,
                  lane_mask(n - j0), lane_mask(n - j0 - 16), k0 == 0, 1.0f, beta);
         }
       }
