@@ -106,10 +106,14 @@ void binary_forward(BinaryKind k, int64_t n, int64_t na, const T* a, int64_t nb,
 
 template <class T>
 void sum_rows_accumulate(int64_t rows, int64_t cols, const T* x, T* out) {
-  // Parallel over columns; each column sums its rows in order, so the result is thread-count independent.
-#pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain && cols >= 64)
-  for (int64_t j0 = 0; j0 < cols; j0 += 64) {
-    const int64_t j1 = j0 + 64 < cols ? j0 + 64 : cols;
+  // Parallel over column blocks; each column sums its rows in order, so the result is thread-count
+  // independent. Blocks of 1024 columns: each row contributes 4 KB read in order, and the block's sums stay
+  // in L1 (64-column blocks read 256 bytes a row, a stride-jumping pattern that ran 2.6x slower on the
+  // generator's 256 x 8000 bias gradient).
+  constexpr int64_t kBlock = 1024;
+#pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain && cols >= 2 * kBlock)
+  for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
+    const int64_t j1 = j0 + kBlock < cols ? j0 + kBlock : cols;
     for (int64_t r = 0; r < rows; ++r) {
       const T* xr = x + r * cols;
       for (int64_t j = j0; j < j1; ++j) out[j] += xr[j];
