@@ -106,6 +106,13 @@ Tensor& Node::grad_slot(int i) {
   return in.grad;
 }
 
+Tensor& Node::grad_target(int i, bool& fresh) {
+  VariableImpl& in = *inputs_[static_cast<size_t>(i)];
+  fresh = !in.grad.defined();
+  if (fresh) in.grad = Tensor::empty(in.data.shape(), in.data.dtype(), in.data.device());
+  return in.grad;
+}
+
 void Node::accumulate_weight_grad(int i, const Tensor& a, const Tensor& g) {
   const auto& in = inputs_[static_cast<size_t>(i)];
   if (WeightGradDeferral* pass = WeightGradDeferral::current(); pass && pass->defer(in, a, g)) return;

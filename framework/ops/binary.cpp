@@ -34,16 +34,8 @@ Tensor apply(BinaryKind k, const Tensor& a, const Tensor& b, const Shape& out_sh
   return out;
 }
 
-// Adds g (out_shape) into the gradient slot of an operand whose shape may be a broadcast suffix.
-void reduce_into(const Tensor& g, Tensor& slot) {
-  if (g.numel() == slot.numel()) {
-    Tensor& s = slot;
-    dispatch_float(g.dtype(), "broadcast backward", [&](auto t) {
-      using T = decltype(t);
-      LUONG_KERNEL(g.device(), axpy<T>, g.numel(), T(1), g.data<T>(), s.data<T>());
-    });
-    return;
-  }
+// Sums g (out_shape) over the leading dimensions an operand of `numel` elements was broadcast along.
+void reduce_rows_into(const Tensor& g, Tensor& slot) {
   dispatch_float(g.dtype(), "broadcast backward", [&](auto t) {
     using T = decltype(t);
     LUONG_KERNEL(g.device(), sum_rows_accumulate<T>, g.numel() / slot.numel(), slot.numel(), g.data<T>(),
@@ -76,33 +68,38 @@ struct BinaryOp : Node {
     const Shape& s = g.shape();
     switch (kind) {
       case BinaryKind::add:
-        if (needs_grad(0)) reduce_into(g, grad_slot(0));
-        if (needs_grad(1)) reduce_into(g, grad_slot(1));
+        if (needs_grad(0)) give(0, g, false);
+        if (needs_grad(1)) give(1, g, false);
         break;
       case BinaryKind::sub:
-        if (needs_grad(0)) reduce_into(g, grad_slot(0));
-        if (needs_grad(1)) {
-          Tensor neg = apply(BinaryKind::mul, g, Tensor::full({}, -1.0, g.dtype(), g.device()), s);
-          reduce_into(neg, grad_slot(1));
-        }
+        if (needs_grad(0)) give(0, g, false);
+        if (needs_grad(1)) give(1, apply(BinaryKind::mul, g, Tensor::full({}, -1.0, g.dtype(), g.device()), s), true);
         break;
       case BinaryKind::mul:  // da = g b, db = g a
-        if (needs_grad(0)) reduce_into(apply(BinaryKind::mul, g, b, s), grad_slot(0));
-        if (needs_grad(1)) reduce_into(apply(BinaryKind::mul, g, a, s), grad_slot(1));
+        if (needs_grad(0)) give(0, apply(BinaryKind::mul, g, b, s), true);
+        if (needs_grad(1)) give(1, apply(BinaryKind::mul, g, a, s), true);
         break;
       case BinaryKind::div:  // da = g / b, db = -g a / b^2 = -(g / b) * (a / b)
-        if (needs_grad(0)) reduce_into(apply(BinaryKind::div, g, b, s), grad_slot(0));
+        if (needs_grad(0)) give(0, apply(BinaryKind::div, g, b, s), true);
         if (needs_grad(1)) {
           Tensor q = apply(BinaryKind::div, g, b, s);
           Tensor r = apply(BinaryKind::div, a, b, s);
           Tensor prod = apply(BinaryKind::mul, q, r, s);
-          Tensor neg = apply(BinaryKind::mul, prod, Tensor::full({}, -1.0, g.dtype(), g.device()), s);
-          reduce_into(neg, grad_slot(1));
+          give(1, apply(BinaryKind::mul, prod, Tensor::full({}, -1.0, g.dtype(), g.device()), s), true);
         }
         break;
     }
   }
   void release_saved() override { a = Tensor(), b = Tensor(); }
+
+ private:
+  // Adds g (out_shape) into input i's gradient, summed over broadcast dimensions. A same-shape gradient is
+  // adopted (owned: freshly computed) or copied into an empty slot rather than added to zeros.
+  void give(int i, const Tensor& g, bool owned) {
+    if (g.numel() != inputs()[static_cast<size_t>(i)]->data.numel()) return reduce_rows_into(g, grad_slot(i));
+    if (owned) return accumulate_grad_owned(i, Tensor(g));
+    accumulate_grad(i, g);
+  }
 };
 
 }  // namespace

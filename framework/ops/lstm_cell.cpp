@@ -82,14 +82,19 @@ struct LstmCellOp : Node {
       LUONG_KERNEL(dev, lstm_cell_backward<T>, B, H, gates.data<T>(), c_prev.data<T>(), c.data<T>(),
                    dh.defined() ? dh.data<T>() : nullptr, dc.defined() ? dc.data<T>() : nullptr, pdz,
                    needs_grad(2) ? grad_slot(2).data<T>() : nullptr);
+      bool fresh = false;
       if (needs_grad(0)) {
-        if (has_w)  // dx (B, I) += dz (B, G) W^T
-          weight_gemm<T>(true, B, in_dim, G, pdz, W, T(1), grad_slot(0).data<T>(), w_param);
-        else
-          LUONG_KERNEL(dev, axpy<T>, B * G, T(1), pdz, grad_slot(0).data<T>());
+        if (has_w) {  // dx (B, I) += dz (B, G) W^T
+          T* dx = grad_target(0, fresh).data<T>();
+          weight_gemm<T>(true, B, in_dim, G, pdz, W, T(fresh ? 0 : 1), dx, w_param);
+        } else {
+          accumulate_grad(0, dz);  // a copy: dz is handed to the weight-gradient deferral below
+        }
       }
-      if (needs_grad(1))  // dh_prev (B, H) += dz U^T
-        weight_gemm<T>(true, B, H, G, pdz, U, T(1), grad_slot(1).data<T>(), u_param);
+      if (needs_grad(1)) {  // dh_prev (B, H) += dz U^T
+        T* dh_prev = grad_target(1, fresh).data<T>();
+        weight_gemm<T>(true, B, H, G, pdz, U, T(fresh ? 0 : 1), dh_prev, u_param);
+      }
       if (needs_grad(u_index() + 1))
         LUONG_KERNEL(dev, sum_rows_accumulate<T>, B, G, pdz, grad_slot(u_index() + 1).data<T>());
     });

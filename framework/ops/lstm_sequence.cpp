@@ -134,14 +134,10 @@ struct LstmSequenceOp : Node {
         std::swap(dh, dh_prev);
         std::swap(dc, dc_prev);
       }
-      if (needs_grad(0)) {  // dx_proj: dz itself, by position
+      if (needs_grad(0) && reverse) {  // dx_proj: dz itself, by position (forward order: adopted below)
         T_* gx = grad_slot(0).data<T_>();
-        if (!reverse) {
-          LUONG_KERNEL(dev, axpy<T_>, T * B * G, T_(1), dz.data<T_>(), gx);
-        } else {
-          for (int64_t i = 0; i < T; ++i)
-            LUONG_KERNEL(dev, axpy<T_>, B * G, T_(1), dz.data<T_>() + i * B * G, gx + position(i) * B * G);
-        }
+        for (int64_t i = 0; i < T; ++i)
+          LUONG_KERNEL(dev, axpy<T_>, B * G, T_(1), dz.data<T_>() + i * B * G, gx + position(i) * B * G);
       }
       if (needs_grad(1)) LUONG_KERNEL(dev, axpy<T_>, B * H, T_(1), dh.data<T_>(), grad_slot(1).data<T_>());
       if (needs_grad(2)) LUONG_KERNEL(dev, axpy<T_>, B * H, T_(1), dc.data<T_>(), grad_slot(2).data<T_>());
@@ -150,6 +146,9 @@ struct LstmSequenceOp : Node {
                      grad_slot(3).data<T_>());
       if (needs_grad(4)) LUONG_KERNEL(dev, sum_rows_accumulate<T_>, T * B, G, dz.data<T_>(), grad_slot(4).data<T_>());
     });
+    // In forward order dz is dx_proj position by position: handed over (adopted into an empty slot) once
+    // the GEMMs above are done with it, instead of being added into a zero-filled (T, B, 4H) buffer.
+    if (needs_grad(0) && !reverse) accumulate_grad_owned(0, std::move(dz));
   }
   void release_saved() override { gates = h_all = c_all = keep = U = Tensor(); }
 };

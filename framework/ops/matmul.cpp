@@ -51,7 +51,9 @@ struct MatmulOp : Node {
     if (needs_grad(0))  // dA (m, k) += G (m, n) B^T
       dispatch_float(g.dtype(), "matmul backward", [&](auto t) {
         using T = decltype(t);
-        weight_gemm<T>(true, m, k, n, g.data<T>(), b, T(1), grad_slot(0).data<T>(), b_param);
+        bool fresh = false;
+        T* da = grad_target(0, fresh).data<T>();
+        weight_gemm<T>(true, m, k, n, g.data<T>(), b, T(fresh ? 0 : 1), da, b_param);
       });
     if (needs_grad(1)) accumulate_weight_grad(1, a, g);  // dB (k, n) += A^T (k, m) G (m, n)
   }

@@ -151,7 +151,7 @@ struct ReshapeOp : Node {
   void backward() override {
     const Tensor& g = out_grad();
     if (!g.defined() || !needs_grad(0)) return;
-    add_(grad_slot(0), g);
+    accumulate_grad(0, g);
   }
 };
 
