@@ -8,7 +8,6 @@
 #include "framework/ops/op_registry.h"
 #include "framework/ops/ops.h"
 #include "framework/ops/weight_gemm.h"
-#include "framework/ops/tensor_math.h"
 
 namespace luong {
 namespace {

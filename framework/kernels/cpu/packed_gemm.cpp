@@ -8,6 +8,7 @@
 #include "framework/core/error.h"
 #include "framework/kernels/cpu/avx512_microkernel.h"
 #include "framework/kernels/cpu/parallel.h"
+#include "framework/kernels/cpu/stealing_ranges.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -21,6 +22,7 @@ using avx512::lane_mask;
 using avx512::Microkernel;
 
 constexpr int64_t kDepthBlock = 256;  // k per pass, so a B panel slice (32 KB) and an A block stay in L1/L2
+constexpr int64_t kUnitPanels = 2;    // panels per unit of work handed between threads
 
 bool detect_supported() {
   __builtin_cpu_init();  // libgcc's check includes the OS saving the AVX-512 registers (XCR0)
@@ -70,14 +72,9 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const float* p
     for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
     return;
   }
-  // Split the panels over the threads when there are enough (every thread then reads all of A, which is
-  // small for the shapes this serves); otherwise split the row blocks. Either way each C tile is one
-  // thread's, summed in the same order, so the bits do not depend on the thread count.
-  const int threads = (2 * m * n * k >= (int64_t{1} << 21)) ? num_threads() : 1;
-  const bool split_panels = panels >= 2 * threads || row_blocks < threads;
-  auto run = [&](int t, int nt) {
-    const int64_t p0 = split_panels ? panels * t / nt : 0, p1 = split_panels ? panels * (t + 1) / nt : panels;
-    const int64_t r0 = split_panels ? 0 : row_blocks * t / nt, r1 = split_panels ? row_blocks : row_blocks * (t + 1) / nt;
+  // Panels [p0, p1) by row tiles [r0, r1), every depth slice: a C tile is finished by the one call that
+  // owns it, summed in the same order, so the bits do not depend on who runs it.
+  auto tiles = [&](int64_t p0, int64_t p1, int64_t r0, int64_t r1) {
     for (int64_t k0 = 0; k0 < k; k0 += kDepthBlock) {
       const int64_t kc = std::min(kDepthBlock, k - k0);
       const avx512::DepthRun run{a + k0, kc};
@@ -92,14 +89,33 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const float* p
       }
     }
   };
+  const int threads = (2 * m * n * k >= (int64_t{1} << 21)) ? num_threads() : 1;
 #ifdef _OPENMP
   if (threads > 1) {
+    // Units of at most kUnitPanels panels, as many as a multiple of the thread count and within one panel of
+    // each other in size (every thread reads all of A, which is small for the shapes this serves); a
+    // contiguous run per thread, the rest stolen by whoever is done first (stealing_ranges.h). Too few
+    // panels for that, and the row tiles are split instead, a fixed share each.
+    const int64_t units = ((panels + kUnitPanels - 1) / kUnitPanels + threads - 1) / threads * threads;
+    if (units >= 2 * threads && units <= panels) {
+      StealingRanges work(units, threads);
 #pragma omp parallel num_threads(threads)
-    run(omp_get_thread_num(), omp_get_num_threads());
+      {
+        const int self = omp_get_thread_num();
+        for (int64_t u = work.next(self); u >= 0; u = work.next(self))
+          tiles(panels * u / units, panels * (u + 1) / units, 0, row_blocks);
+      }
+      return;
+    }
+#pragma omp parallel num_threads(threads)
+    {
+      const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();
+      tiles(0, panels, row_blocks * t / nt, row_blocks * (t + 1) / nt);
+    }
     return;
   }
 #endif
-  run(0, 1);
+  tiles(0, panels, 0, row_blocks);
 }
 
 }  // namespace luong::cpu
