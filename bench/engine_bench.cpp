@@ -207,8 +207,8 @@ void attention_rows(Generator& g) {
 
 int main(int argc, char** argv) {
   configure_process(argc, argv);
-  std::printf("# luong engine benchmark\n\nOpenBLAS core: %s, OpenMP threads: %d, packed GEMM: %s\n", blas_core_name(),
-              cpu::num_threads(), cpu::packed_gemm_enabled() ? "on (AVX-512)" : "off");
+  std::printf("# luong engine benchmark\n\nOpenBLAS core: %s, OpenMP threads: %d, AVX-512 GEMMs (packed, blocked): %s\n",
+              blas_core_name(), cpu::num_threads(), cpu::packed_gemm_enabled() ? "on" : "off");
   Generator g(1);
   gemm_rows(g);
   packed_gemm_rows(g);

@@ -151,7 +151,9 @@ nlohmann::json run(const BenchArgs& a) {
   const char* blas = std::getenv("OPENBLAS_NUM_THREADS");
   r["settings"] = str("OpenMP threads ", omp_get_max_threads(), " (OMP_NUM_THREADS ", omp ? omp : "-",
                       ", OPENBLAS_NUM_THREADS ", blas ? blas : "-", "), OpenBLAS core ", blas_core_name(),
-                      device.is_cpu() ? (cpu::packed_gemm_enabled() ? ", packed GEMM on" : ", packed GEMM off") : "");
+                      !device.is_cpu()              ? ""
+                      : cpu::packed_gemm_enabled() ? ", luong's AVX-512 GEMMs on (packed weights, blocked; OpenBLAS the rest)"
+                                                   : ", luong's AVX-512 GEMMs off (OpenBLAS only)");
   r["tokens_per_s"] = static_cast<double>(s.batch * s.tgt_len) / (step_ms * 1e-3);
   r["step_ms"] = step_ms;
   r["window_step_ms"] = window_ms;
