@@ -102,8 +102,9 @@ void blocked_gemm_rows(Generator& g) {
     std::printf("blocked GEMM not available on this CPU (needs AVX-512F) or LUONG_PACKED_GEMM=0\n");
     return;
   }
-  std::printf("| product in the step | C (M x N) = op(A) op(B), K | op | beta | OpenBLAS GFLOP/s | blocked GFLOP/s | "
-              "ratio |\n|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| product in the step | C (M x N) = op(A) op(B), K | op | beta | OpenBLAS GFLOP/s | blocked GFLOP/s | "
+      "ratio |\n|---|---|---|---|---|---|---|\n");
   struct Case {
     const char* what;
     bool ta, tb;
@@ -122,8 +123,8 @@ void blocked_gemm_rows(Generator& g) {
     Tensor b = rnd(g, c.tb ? Shape{c.n, c.k} : Shape{c.k, c.n}).data();
     Tensor out = rnd(g, {c.m, c.n}).data();
     auto blas = [&] {
-      cblas_sgemm(CblasRowMajor, c.ta ? CblasTrans : CblasNoTrans, c.tb ? CblasTrans : CblasNoTrans, (int)c.m,
-                  (int)c.n, (int)c.k, 1.f, a.data<float>(), c.ta ? (int)c.m : (int)c.k, b.data<float>(),
+      cblas_sgemm(CblasRowMajor, c.ta ? CblasTrans : CblasNoTrans, c.tb ? CblasTrans : CblasNoTrans, (int)c.m, (int)c.n,
+                  (int)c.k, 1.f, a.data<float>(), c.ta ? (int)c.m : (int)c.k, b.data<float>(),
                   c.tb ? (int)c.k : (int)c.n, c.beta, out.data<float>(), (int)c.n);
     };
     auto blocked = [&] {
@@ -135,9 +136,9 @@ void blocked_gemm_rows(Generator& g) {
       t_blocked = std::min(t_blocked, time_best(blocked, 3, 0.03));
     }
     const double flop = 2.0 * c.m * c.n * c.k;
-    std::printf("| %s | %ld x %ld, K %ld | %s%s | %g | %.1f | %.1f | %.2f |\n", c.what, (long)c.m, (long)c.n,
-                (long)c.k, c.ta ? "A^T " : "A ", c.tb ? "B^T" : "B", c.beta, flop / t_blas * 1e-9,
-                flop / t_blocked * 1e-9, t_blas / t_blocked);
+    std::printf("| %s | %ld x %ld, K %ld | %s%s | %g | %.1f | %.1f | %.2f |\n", c.what, (long)c.m, (long)c.n, (long)c.k,
+                c.ta ? "A^T " : "A ", c.tb ? "B^T" : "B", c.beta, flop / t_blas * 1e-9, flop / t_blocked * 1e-9,
+                t_blas / t_blocked);
   }
 }
 
@@ -207,8 +208,9 @@ void attention_rows(Generator& g) {
 
 int main(int argc, char** argv) {
   configure_process(argc, argv);
-  std::printf("# luong engine benchmark\n\nOpenBLAS core: %s, OpenMP threads: %d, AVX-512 GEMMs (packed, blocked): %s\n",
-              blas_core_name(), cpu::num_threads(), cpu::packed_gemm_enabled() ? "on" : "off");
+  std::printf(
+      "# luong engine benchmark\n\nOpenBLAS core: %s, OpenMP threads: %d, AVX-512 GEMMs (packed, blocked): %s\n",
+      blas_core_name(), cpu::num_threads(), cpu::packed_gemm_enabled() ? "on" : "off");
   Generator g(1);
   gemm_rows(g);
   packed_gemm_rows(g);

@@ -149,11 +149,12 @@ nlohmann::json run(const BenchArgs& a) {
                 {"batch", s.batch}, {"src_len", s.src_len}, {"tgt_len", s.tgt_len}};
   const char* omp = std::getenv("OMP_NUM_THREADS");
   const char* blas = std::getenv("OPENBLAS_NUM_THREADS");
-  r["settings"] = str("OpenMP threads ", omp_get_max_threads(), " (OMP_NUM_THREADS ", omp ? omp : "-",
-                      ", OPENBLAS_NUM_THREADS ", blas ? blas : "-", "), OpenBLAS core ", blas_core_name(),
-                      !device.is_cpu()              ? ""
-                      : cpu::packed_gemm_enabled() ? ", luong's AVX-512 GEMMs on (packed weights, blocked; OpenBLAS the rest)"
-                                                   : ", luong's AVX-512 GEMMs off (OpenBLAS only)");
+  r["settings"] =
+      str("OpenMP threads ", omp_get_max_threads(), " (OMP_NUM_THREADS ", omp ? omp : "-", ", OPENBLAS_NUM_THREADS ",
+          blas ? blas : "-", "), OpenBLAS core ", blas_core_name(),
+          !device.is_cpu()             ? ""
+          : cpu::packed_gemm_enabled() ? ", luong's AVX-512 GEMMs on (packed weights, blocked; OpenBLAS the rest)"
+                                       : ", luong's AVX-512 GEMMs off (OpenBLAS only)");
   r["tokens_per_s"] = static_cast<double>(s.batch * s.tgt_len) / (step_ms * 1e-3);
   r["step_ms"] = step_ms;
   r["window_step_ms"] = window_ms;

@@ -1,24 +1,24 @@
 // kernels/cpu/blocked_gemm: the AVX-512 GEMM that packs B per call, used by gemm() for large float32
 // products. Checked against a float64 reference for all four operand layouts on shapes that cross every
 // block edge (rows not a multiple of 8, columns across 32-column panels and 256-column blocks, depth across
-// the 512-deep slices, partial second vectors of a panel), with alpha 1 and not, beta 0 (C never read), 1 and another value; stores never leave
-// C; the bits do not depend on the thread count; gemm() routes exactly the large float32 products here; and a
-// product of row pieces (deferred weight gradients) has the bits of the product of the stacked pieces.
-// Skipped on CPUs without AVX-512F, where nothing calls the kernel.
-#include <gtest/gtest.h>
+// the 512-deep slices, partial second vectors of a panel), with alpha 1 and not, beta 0 (C never read), 1 and another
+// value; stores never leave C; the bits do not depend on the thread count; gemm() routes exactly the large float32
+// products here; and a product of row pieces (deferred weight gradients) has the bits of the product of the stacked
+// pieces. Skipped on CPUs without AVX-512F, where nothing calls the kernel.
+#include "framework/kernels/cpu/blocked_gemm.h"
 
 #include <cblas.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
-#include "framework/core/philox.h"
-#include "framework/kernels/cpu/blocked_gemm.h"
 #include "framework/kernels/cpu/gemm.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/ops/tensor_math.h"
+#include "tests/support/random_floats.h"
 
 namespace luong::cpu {
 namespace {
@@ -26,12 +26,7 @@ namespace {
 #define LUONG_REQUIRE_AVX512() \
   if (!packed_gemm_supported()) GTEST_SKIP() << "this CPU has no AVX-512F"
 
-std::vector<float> random_floats(int64_t count, uint64_t seed) {
-  Generator g(seed);
-  std::vector<float> v(static_cast<size_t>(count));
-  for (auto& x : v) x = static_cast<float>(g.uniform() * 2.0 - 1.0);
-  return v;
-}
+using luong::testing::random_floats;
 
 struct Shape3 {
   bool ta, tb;
@@ -74,7 +69,8 @@ void expect_matches_reference(const Shape3& s, float alpha, float beta, uint64_t
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const auto a = random_floats(s.m * s.k, ++seed), b = random_floats(s.k * s.n, ++seed);
   // beta 0 must not read C: NaN there would show.
-  const auto c0 = beta == 0.0f ? std::vector<float>(static_cast<size_t>(s.m * s.n), nan) : random_floats(s.m * s.n, ++seed);
+  const auto c0 =
+      beta == 0.0f ? std::vector<float>(static_cast<size_t>(s.m * s.n), nan) : random_floats(s.m * s.n, ++seed);
   const auto got = run_blocked(s, alpha, a, b, beta, c0);
   const auto want = reference(s, alpha, a, b, beta, c0);
   // float32 sums of k products of magnitude <= 1: rounding error well under k * 2^-24 * sqrt(k). Written so

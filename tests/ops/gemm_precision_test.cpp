@@ -14,6 +14,7 @@
 #include "framework/core/philox.h"
 #include "framework/core/precision.h"
 #include "framework/kernels/cpu/gemm.h"
+#include "tests/support/random_floats.h"
 
 namespace luong {
 namespace {
@@ -30,12 +31,7 @@ float ref_round(float x, int dropped_bits) {
 }
 constexpr int kBf16Drop = 16, kTf32Drop = 13;
 
-std::vector<float> random_floats(int64_t n, uint64_t seed) {
-  Generator g(seed);
-  std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = static_cast<float>(2.0 * g.uniform() - 1.0);
-  return v;
-}
+using luong::testing::random_floats;
 
 // Element (i, j) of op(X) for a row-major X holding op(X) (rows x cols) transposed or not.
 double at(const std::vector<float>& x, bool trans, int64_t rows, int64_t cols, int64_t i, int64_t j) {

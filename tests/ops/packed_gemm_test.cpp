@@ -3,15 +3,16 @@
 // or 16, depth across the 256-deep passes), for both operand layouts and for beta 0 (C never read), 1 and
 // another value; stores never leave C; and the bits do not depend on the thread count. Skipped on CPUs
 // without AVX-512F, where nothing calls the kernel.
+#include "framework/kernels/cpu/packed_gemm.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
-#include "framework/core/philox.h"
-#include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/kernels/cpu/parallel.h"
+#include "tests/support/random_floats.h"
 
 namespace luong::cpu {
 namespace {
@@ -19,12 +20,7 @@ namespace {
 #define LUONG_REQUIRE_PACKED_GEMM() \
   if (!packed_gemm_supported()) GTEST_SKIP() << "this CPU has no AVX-512F"
 
-std::vector<float> random_floats(int64_t count, uint64_t seed) {
-  Generator g(seed);
-  std::vector<float> v(static_cast<size_t>(count));
-  for (auto& x : v) x = static_cast<float>(g.uniform() * 2.0 - 1.0);
-  return v;
-}
+using luong::testing::random_floats;
 
 // C (m, n) = A (m, k) op(B) + beta C in float64; B is (k, n), or (n, k) when trans_b.
 std::vector<double> reference(bool trans_b, int64_t m, int64_t n, int64_t k, const std::vector<float>& a,

@@ -27,8 +27,8 @@ TEST(StealingRanges, EveryUnitIsHandedOutExactlyOnceUnderRacingThreads) {
         });
       for (auto& th : pool) th.join();
       for (int64_t u = 0; u < count; ++u)
-        ASSERT_EQ(taken[static_cast<size_t>(u)].load(), 1) << "unit " << u << " of " << count << ", " << threads
-                                                            << " threads";
+        ASSERT_EQ(taken[static_cast<size_t>(u)].load(), 1)
+            << "unit " << u << " of " << count << ", " << threads << " threads";
       EXPECT_EQ(work.next(0), -1);
     }
 }
@@ -44,7 +44,7 @@ TEST(StealingRanges, OwnRangeFrontToBackThenOthersFromTheBack) {
   EXPECT_EQ(shared.next(1), 5);  // the owner runs forward...
   EXPECT_EQ(shared.next(0), 0);
   for (int i = 0; i < 4; ++i) shared.next(0);  // thread 0 done with 0..4
-  EXPECT_EQ(shared.next(0), 9);  // ...while a thief takes from the back
+  EXPECT_EQ(shared.next(0), 9);                // ...while a thief takes from the back
   EXPECT_EQ(shared.next(1), 6);
 }
 

@@ -36,9 +36,9 @@ struct DepthRun {
 // panel's padding is zero, so they hold zeros anyway.
 template <int Rows, bool TransA>
 __attribute__((target("avx512f,fma"))) void microkernel(const DepthRun* runs, int64_t run_count, int64_t a_offset,
-                                                          int64_t lda, const float* bp, float* c, int64_t ldc,
-                                                          __mmask16 mask0, __mmask16 mask1, bool first, float alpha,
-                                                          float beta) {
+                                                        int64_t lda, const float* bp, float* c, int64_t ldc,
+                                                        __mmask16 mask0, __mmask16 mask1, bool first, float alpha,
+                                                        float beta) {
   // Every loop over the rows is fully unrolled so the accumulators live in registers throughout: with a
   // rolled loop GCC keeps the arrays on the stack, zeroing them with `rep stos` and spilling them for the
   // store loop, which cost 3% of the kernel's time (perf annotate).
@@ -80,9 +80,15 @@ using Microkernel = void (*)(const DepthRun*, int64_t, int64_t, int64_t, const f
                              __mmask16, bool, float, float);
 
 template <bool TransA>
-constexpr Microkernel kMicrokernels[kTileRows + 1] = {
-    nullptr, microkernel<1, TransA>, microkernel<2, TransA>, microkernel<3, TransA>, microkernel<4, TransA>,
-    microkernel<5, TransA>, microkernel<6, TransA>, microkernel<7, TransA>, microkernel<8, TransA>};
+constexpr Microkernel kMicrokernels[kTileRows + 1] = {nullptr,
+                                                      microkernel<1, TransA>,
+                                                      microkernel<2, TransA>,
+                                                      microkernel<3, TransA>,
+                                                      microkernel<4, TransA>,
+                                                      microkernel<5, TransA>,
+                                                      microkernel<6, TransA>,
+                                                      microkernel<7, TransA>,
+                                                      microkernel<8, TransA>};
 
 // The microkernel for a tile of `rows` (1..8) rows.
 inline Microkernel select_microkernel(int64_t rows, bool trans_a) {

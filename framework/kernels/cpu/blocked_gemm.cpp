@@ -16,9 +16,6 @@
 namespace luong::cpu {
 namespace {
 
-using avx512::kTileRows;
-using avx512::lane_mask;
-
 // Depth slice and column block, swept on the step's shapes (KC 128-768 x NC 128-512): 512 x 256 was best or
 // within noise of it on every shape. The packed block (512 x 256 floats, 512 KB) fits a Zen 4 core's 1 MB L2
 // beside the A tile it meets; a deeper slice means fewer passes over C.
@@ -82,13 +79,14 @@ void run_share(const Operands& op, float alpha, float beta, float* c, int64_t p0
         avx512::pack_panels(op.trans_b, op.b, ldb, k0, kc, j0, width, block.data());
       }
       for (int64_t r = r0; r < r1; ++r) {
-        const int64_t i0 = r * kTileRows, rows = std::min(kTileRows, m - i0);
+        const int64_t i0 = r * avx512::kTileRows, rows = std::min(avx512::kTileRows, m - i0);
         const avx512::Microkernel kernel = avx512::select_microkernel(rows, op.trans_a);
         const int64_t a_offset = op.trans_a ? i0 : i0 * lda;
         for (int64_t p = pb; p < pe; ++p) {
           const int64_t j = p * kPanelCols;
-          kernel(runs.data(), static_cast<int64_t>(runs.size()), a_offset, lda, block.data() + (p - pb) * kc * kPanelCols,
-                 c + i0 * n + j, n, lane_mask(n - j), lane_mask(n - j - 16), k0 == 0, alpha, beta);
+          kernel(runs.data(), static_cast<int64_t>(runs.size()), a_offset, lda,
+                 block.data() + (p - pb) * kc * kPanelCols, c + i0 * n + j, n, avx512::lane_mask(n - j),
+                 avx512::lane_mask(n - j - 16), k0 == 0, alpha, beta);
         }
       }
     }
@@ -97,7 +95,7 @@ void run_share(const Operands& op, float alpha, float beta, float* c, int64_t p0
 
 // One column block, panels [p0, p1), over every row tile and depth slice: a unit of StealingRanges.
 void run_column_block(const Operands& op, float alpha, float beta, float* c, int64_t p0, int64_t p1) {
-  run_share(op, alpha, beta, c, p0, p1, 0, (op.m + kTileRows - 1) / kTileRows);
+  run_share(op, alpha, beta, c, p0, p1, 0, (op.m + avx512::kTileRows - 1) / avx512::kTileRows);
 }
 
 void run(const Operands& op, float alpha, float beta, float* c) {
@@ -108,7 +106,7 @@ void run(const Operands& op, float alpha, float beta, float* c) {
     for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
     return;
   }
-  const int64_t panels = (n + kPanelCols - 1) / kPanelCols, row_tiles = (m + kTileRows - 1) / kTileRows;
+  const int64_t panels = (n + kPanelCols - 1) / kPanelCols, row_tiles = (m + avx512::kTileRows - 1) / avx512::kTileRows;
   const int threads = (2 * m * n * k >= (int64_t{1} << 21)) ? num_threads() : 1;
   // Column blocks of at most kPanelsPerBlock panels, as many as a multiple of the thread count, sized
   // within one panel of each other: the threads' own runs start equal, as a fixed split would (with blocks of
@@ -134,7 +132,8 @@ void run(const Operands& op, float alpha, float beta, float* c) {
   const bool split_columns = panels >= 2 * threads || row_tiles < threads;
   auto share = [&](int t, int nt) {
     const int64_t p0 = split_columns ? panels * t / nt : 0, p1 = split_columns ? panels * (t + 1) / nt : panels;
-    const int64_t r0 = split_columns ? 0 : row_tiles * t / nt, r1 = split_columns ? row_tiles : row_tiles * (t + 1) / nt;
+    const int64_t r0 = split_columns ? 0 : row_tiles * t / nt,
+                  r1 = split_columns ? row_tiles : row_tiles * (t + 1) / nt;
     run_share(op, alpha, beta, c, p0, p1, r0, r1);
   };
 #ifdef _OPENMP
@@ -149,9 +148,7 @@ void run(const Operands& op, float alpha, float beta, float* c) {
 
 }  // namespace
 
-bool blocked_gemm_pays(int64_t m, int64_t n, int64_t k) {
-  return packed_gemm_enabled() && 2 * m * n * k >= kMinFlops;
-}
+bool blocked_gemm_pays(int64_t m, int64_t n, int64_t k) { return packed_gemm_enabled() && 2 * m * n * k >= kMinFlops; }
 
 void blocked_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
                   const float* b, float beta, float* c) {

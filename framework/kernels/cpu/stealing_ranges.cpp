@@ -15,9 +15,9 @@ StealingRanges::StealingRanges(int64_t count, int threads) : threads_(threads), 
   LUONG_CHECK(threads >= 1 && count >= 0 && count < (int64_t{1} << 32), "StealingRanges: ", count, " units over ",
               threads, " threads");
   for (int t = 0; t < threads; ++t)
-    ranges_[t].bounds.store(pack(static_cast<uint64_t>(count * t / threads),
-                                 static_cast<uint64_t>(count * (t + 1) / threads)),
-                            std::memory_order_relaxed);
+    ranges_[t].bounds.store(
+        pack(static_cast<uint64_t>(count * t / threads), static_cast<uint64_t>(count * (t + 1) / threads)),
+        std::memory_order_relaxed);
 }
 
 int64_t StealingRanges::next(int self) {
