@@ -34,7 +34,7 @@ Tensor apply(BinaryKind k, const Tensor& a, const Tensor& b, const Shape& out_sh
   return out;
 }
 
-// Sums g (out_shape) over the leading dimensions an operand of `numel` elements was broadcast along.
+// Adds g (out_shape), summed over the leading dimensions the operand was broadcast along, into its slot.
 void reduce_rows_into(const Tensor& g, Tensor& slot) {
   dispatch_float(g.dtype(), "broadcast backward", [&](auto t) {
     using T = decltype(t);

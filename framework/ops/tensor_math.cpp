@@ -2,8 +2,7 @@
 
 #include <cmath>
 
-#include "framework/core/precision.h"
-#include "framework/kernels/cpu/blocked_gemm.h"
+#include "framework/kernels/cpu/gemm.h"
 #include "framework/kernels/dispatch.h"
 
 namespace luong {
@@ -95,15 +94,12 @@ void add_matmul_tn_stacked_(Tensor& c, const std::vector<Tensor>& a_parts, const
     check_same_device("add_matmul_tn_stacked_", c, g);
     rows += m;
   }
-  const bool in_place = c.device().is_cpu() && c.dtype() == DType::f32 && gemm_precision() == GemmPrecision::fp32 &&
-                        cpu::blocked_gemm_pays(k, n, rows);
-  if (in_place) {
-    std::vector<cpu::GemmSegment> segments;
-    segments.reserve(a_parts.size());
+  if (c.device().is_cpu() && c.dtype() == DType::f32) {  // read in place where gemm() uses luong's kernel
+    std::vector<cpu::GemmSegment> pieces;
+    pieces.reserve(a_parts.size());
     for (size_t i = 0; i < a_parts.size(); ++i)
-      segments.push_back({a_parts[i].data<float>(), g_parts[i].data<float>(), a_parts[i].numel() / k});
-    cpu::blocked_gemm_tn_segments(k, n, segments, 1.0f, c.data<float>());
-    return;
+      pieces.push_back({a_parts[i].data<float>(), g_parts[i].data<float>(), a_parts[i].numel() / k});
+    if (cpu::gemm_tn_pieces(k, n, rows, pieces, 1.0f, c.data<float>())) return;
   }
   // One GEMM with K = Σ m. The stacked copies cost one pass over the operands, far less than the GEMM
   // efficiency they buy at m = batch.

@@ -14,6 +14,7 @@
 #include <limits>
 #include <vector>
 
+#include "framework/core/precision.h"
 #include "framework/kernels/cpu/gemm.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/kernels/cpu/parallel.h"
@@ -193,6 +194,11 @@ TEST(BlockedGemm, RowPiecesGiveTheBitsOfTheStackedProduct) {
     blocked_gemm_tn_segments(m, n, segments, beta, pieces.data());
     EXPECT_EQ(pieces, std::vector<float>(stacked.begin(), stacked.begin() + m * n)) << "beta " << beta;
   }
+  // Below gemm()'s threshold for this kernel, gemm_tn_pieces leaves the product to the caller.
+  ASSERT_FALSE(blocked_gemm_pays(m, n, k));
+  std::vector<float> untouched(static_cast<size_t>(m * n), 7.0f);
+  EXPECT_FALSE(gemm_tn_pieces(m, n, k, segments, 0.0f, untouched.data()));
+  EXPECT_EQ(untouched, std::vector<float>(static_cast<size_t>(m * n), 7.0f));
 }
 
 // The op the deferral calls: in float32 on this CPU it reads the parts in place, with the bits of
@@ -216,6 +222,20 @@ TEST(BlockedGemm, AddMatmulOfStackedPartsMatchesTheStackedProduct) {
     add_matmul_tn_(from_stack, a, g);
     EXPECT_EQ(from_parts.to_vector(), from_stack.to_vector()) << dt;
   }
+  // gemm() decides where a product runs, for pieces too: in place on this kernel at fp32, not in reduced
+  // precision (reduced_gemm's rounding would be skipped) and not when the kernels are off.
+  std::vector<GemmSegment> pieces;
+  for (int64_t p = 0; p < parts; ++p)
+    pieces.push_back({a_all.data() + p * rows * k, g_all.data() + p * rows * n, rows});
+  std::vector<float> c(static_cast<size_t>(k * n), 0.0f);
+  EXPECT_TRUE(gemm_tn_pieces(k, n, rows * parts, pieces, 0.0f, c.data()));
+  {
+    GemmPrecisionGuard tf32(GemmPrecision::tf32);
+    EXPECT_FALSE(gemm_tn_pieces(k, n, rows * parts, pieces, 0.0f, c.data()));
+  }
+  const bool before = set_packed_gemm_enabled(false);
+  EXPECT_FALSE(gemm_tn_pieces(k, n, rows * parts, pieces, 0.0f, c.data()));
+  set_packed_gemm_enabled(before);
 }
 
 }  // namespace

@@ -102,10 +102,7 @@ void run(const Operands& op, float alpha, float beta, float* c) {
   LUONG_CHECK(packed_gemm_supported(), "blocked_gemm: this CPU has no AVX-512F (check blocked_gemm_pays() first)");
   const int64_t m = op.m, n = op.n, k = op.k;
   if (m == 0 || n == 0) return;
-  if (k == 0 || alpha == 0.0f) {  // no products: C = beta C (and 0 * inf in A or B must not reach C)
-    for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
-    return;
-  }
+  if (k == 0 || alpha == 0.0f) return avx512::scale_c(m * n, beta, c);
   const int64_t panels = (n + kPanelCols - 1) / kPanelCols, row_tiles = (m + avx512::kTileRows - 1) / avx512::kTileRows;
   const int threads = (2 * m * n * k >= (int64_t{1} << 21)) ? num_threads() : 1;
   // Column blocks of at most kPanelsPerBlock panels, as many as a multiple of the thread count, sized

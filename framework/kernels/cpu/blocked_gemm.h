@@ -7,8 +7,9 @@
 //
 // Scheme (GotoBLAS's, with A read in place): C is cut into column blocks of kNcBlock columns and depth
 // slices of kKcBlock. For each slice and block a thread packs that piece of op(B) (512 KB, stays in L2) and
-// sweeps every 8-row tile of A over it. The column blocks are split over the threads (or, for narrow C, the
-// row tiles), so each C tile is one thread's, summed in the same order: the result is bitwise the same for
+// sweeps every 8-row tile of A over it. Each thread starts on its own run of column blocks and then steals
+// from the others' (stealing_ranges.h); a narrow C is split by a fixed share of columns or row tiles. Either
+// way each C tile is finished by one thread, summed in the same order: the result is bitwise the same for
 // any thread count. It differs from OpenBLAS's in the last bits, as two BLAS libraries do.
 #pragma once
 #include <cstdint>

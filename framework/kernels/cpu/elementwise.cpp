@@ -1,5 +1,6 @@
 #include "framework/kernels/cpu/elementwise.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "framework/core/philox.h"
@@ -106,14 +107,14 @@ void binary_forward(BinaryKind k, int64_t n, int64_t na, const T* a, int64_t nb,
 
 template <class T>
 void sum_rows_accumulate(int64_t rows, int64_t cols, const T* x, T* out) {
-  // Parallel over column blocks; each column sums its rows in order, so the result is thread-count
-  // independent. Blocks of 1024 columns: each row contributes 4 KB read in order, and the block's sums stay
-  // in L1 (64-column blocks read 256 bytes a row, a stride-jumping pattern that ran 2.6x slower on the
-  // generator's 256 x 8000 bias gradient).
-  constexpr int64_t kBlock = 1024;
-#pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain && cols >= 2 * kBlock)
-  for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
-    const int64_t j1 = j0 + kBlock < cols ? j0 + kBlock : cols;
+  // Parallel over column blocks; each column sums its rows in order, so the result is independent of the
+  // blocks and of the thread count. Wide blocks read each row's piece in order with the block's sums in L1:
+  // 1024 columns ran the generator's 256 x 8000 bias gradient in 76.5 us against 98.5 with 64-column blocks.
+  // A quarter of the columns at most, so an LSTM's 4H = 1024 still splits over threads.
+  const int64_t block = std::clamp<int64_t>(cols / 4, 64, 1024);
+#pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain && cols >= 2 * block)
+  for (int64_t j0 = 0; j0 < cols; j0 += block) {
+    const int64_t j1 = j0 + block < cols ? j0 + block : cols;
     for (int64_t r = 0; r < rows; ++r) {
       const T* xr = x + r * cols;
       for (int64_t j = j0; j < j1; ++j) out[j] += xr[j];

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "framework/core/precision.h"
-#include "framework/kernels/cpu/blocked_gemm.h"
 #include "framework/kernels/cpu/parallel.h"
 
 namespace luong::cpu {
@@ -56,6 +55,12 @@ bool reduced_gemm(bool ta, bool tb, int64_t batch, int64_t m, int64_t n, int64_t
   return true;
 }
 
+// The one routing rule for float32 products (fp32 precision; reduced precision goes to reduced_gemm): luong's
+// blocked kernel where it pays, OpenBLAS otherwise.
+bool on_blocked_kernel(int64_t m, int64_t n, int64_t k) {
+  return gemm_precision() == GemmPrecision::fp32 && blocked_gemm_pays(m, n, k);
+}
+
 template <class T>
 void scale_only(int64_t count, T beta, T* c) {  // BLAS leaves C untouched for k == 0 only when beta == 1
   for (int64_t i = 0; i < count; ++i) c[i] = beta == T(0) ? T(0) : beta * c[i];
@@ -70,7 +75,7 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
   if (k == 0) return scale_only(m * n, beta, c);  // make beta explicit
   if constexpr (std::is_same_v<T, float>) {  // float64 GEMMs are always full precision
     if (reduced_gemm(trans_a, trans_b, 1, m, n, k, alpha, a, b, beta, c)) return;
-    if (blocked_gemm_pays(m, n, k)) return blocked_gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
+    if (on_blocked_kernel(m, n, k)) return blocked_gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
   }
   blas(trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
 }
@@ -85,6 +90,12 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t m, int64_t 
   }
   for (int64_t i = 0; i < batch; ++i)
     blas(trans_a, trans_b, m, n, k, alpha, a + i * m * k, b + i * k * n, beta, c + i * m * n);
+}
+
+bool gemm_tn_pieces(int64_t m, int64_t n, int64_t k, const std::vector<GemmSegment>& pieces, float beta, float* c) {
+  if (!on_blocked_kernel(m, n, k)) return false;
+  blocked_gemm_tn_segments(m, n, pieces, beta, c);
+  return true;
 }
 
 template void gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, const float*, float, float*);

@@ -2,6 +2,9 @@
 // op(A) (m, k), op(B) (k, n), C (m, n).
 #pragma once
 #include <cstdint>
+#include <vector>
+
+#include "framework/kernels/cpu/blocked_gemm.h"
 
 namespace luong::cpu {
 
@@ -11,5 +14,9 @@ void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, 
 template <class T>
 void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
                   const T* b, T beta, T* c);
+// C (m, n) = sum over pieces of A_s^T B_s + beta C, reading the row pieces in place, when gemm() would run
+// this float32 product (k = the pieces' total rows) on luong's blocked kernel; returns false and does
+// nothing otherwise, and the caller stacks the pieces and calls gemm().
+bool gemm_tn_pieces(int64_t m, int64_t n, int64_t k, const std::vector<GemmSegment>& pieces, float beta, float* c);
 
 }  // namespace luong::cpu

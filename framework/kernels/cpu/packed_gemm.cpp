@@ -68,10 +68,7 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const float* p
   if (m == 0 || n == 0) return;
   const int64_t panels = (n + kPanelCols - 1) / kPanelCols;
   const int64_t row_blocks = (m + kTileRows - 1) / kTileRows;
-  if (k == 0) {  // no products: C = beta C
-    for (int64_t i = 0; i < m * n; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
-    return;
-  }
+  if (k == 0) return avx512::scale_c(m * n, beta, c);
   // Panels [p0, p1) by row tiles [r0, r1), every depth slice: a C tile is finished by the one call that
   // owns it, summed in the same order, so the bits do not depend on who runs it.
   auto tiles = [&](int64_t p0, int64_t p1, int64_t r0, int64_t r1) {
