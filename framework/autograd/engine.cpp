@@ -58,12 +58,16 @@ void Variable::backward(const Tensor& grad_output) const {
   LUONG_CHECK(requires_grad(), "backward() on a variable that does not require grad");
   check_same_shape("backward", data(), grad_output);
   if (is_leaf()) {  // d(x)/d(x): just accumulate
-    if (!impl_->grad.defined()) impl_->grad = grad_output.clone();
-    else add_(impl_->grad, grad_output);
+    if (impl_->grad.defined()) {
+      add_(writable_grad(*impl_), grad_output);
+    } else {
+      impl_->grad = grad_output.clone();
+    }
     if (impl_->grad_ready_hook) impl_->grad_ready_hook(*impl_);
     return;
   }
-  impl_->grad = grad_output.clone();
+  impl_->grad = grad_output;  // borrowed: backward only reads the root's gradient
+  impl_->grad_shared = true;
 
   std::shared_ptr<Node> root = impl_->grad_fn;
   Graph g = discover(root.get());
@@ -92,7 +96,10 @@ void Variable::backward(const Tensor& grad_output) const {
     auto inputs = n->inputs();  // snapshot: release() drops the edges
     n->release();
     if (auto it = waiting.find(n); it != waiting.end()) {
-      for (auto& out : it->second) out->grad = Tensor();  // consumed: free the interior gradient
+      for (auto& out : it->second) {  // consumed: free the interior gradient
+        out->grad = Tensor();
+        out->grad_shared = false;
+      }
       waiting.erase(it);
     }
     for (const auto& in : inputs) {
@@ -100,6 +107,7 @@ void Variable::backward(const Tensor& grad_output) const {
       if (!in->grad_fn) {
         if (--g.leaf_uses[in.get()] == 0) {
           deferral.flush(*in);
+          read_grad(*in);  // a leaf no node gave a gradient to: its pending zero is written before anyone reads it
           if (in->grad_ready_hook) in->grad_ready_hook(*in);
         }
         continue;
@@ -111,6 +119,7 @@ void Variable::backward(const Tensor& grad_output) const {
   }
   // Free interior gradients still held by variables the user keeps (the root among them).
   impl_->grad = Tensor();
+  impl_->grad_shared = false;
 }
 
 }  // namespace luong

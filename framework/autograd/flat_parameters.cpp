@@ -25,4 +25,12 @@ FlatParameters::FlatParameters(std::vector<Variable> params, Device device) : pa
   }
 }
 
+void FlatParameters::zero_grad() {
+  for (const auto& p : params_) p.impl()->grad_zero_pending = true;
+}
+
+void FlatParameters::write_pending_zeros() const {
+  for (const auto& p : params_) read_grad(*p.impl());
+}
+
 }  // namespace luong

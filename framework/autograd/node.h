@@ -35,14 +35,16 @@ class Node {
   // Gradient of output k, or an undefined tensor when nothing downstream produced one.
   const Tensor& out_grad(int k = 0) const;
   bool needs_grad(int i) const { return inputs_[static_cast<size_t>(i)]->requires_grad; }
-  // The gradient buffer of input i, zero-filled on first use, for kernels that accumulate in place.
+  // The gradient buffer of input i, zero-filled on first use (or when its zero is pending), copied first if
+  // it is borrowed, for kernels that accumulate in place.
   Tensor& grad_slot(int i);
   // The gradient buffer of input i for a kernel that writes all of it: the existing buffer (fresh = false:
-  // accumulate, e.g. GEMM beta 1) or a new, uninitialised one (fresh = true: overwrite, beta 0). Saves
+  // accumulate, e.g. GEMM beta 1) or a new or pending-zero one (fresh = true: overwrite, beta 0). Saves
   // grad_slot's zero-fill and the kernel's read of those zeros (about 40 MB a training step on the benchmark
   // model).
   Tensor& grad_target(int i, bool& fresh);
-  // Adds t into input i's gradient (copies t when the slot is empty, so t may be shared).
+  // Adds t into input i's gradient. An interior input's empty slot borrows t instead of copying it
+  // (VariableImpl::grad_shared), so the caller must not write t afterwards; a leaf's slot gets a copy.
   void accumulate_grad(int i, const Tensor& t);
   // Like accumulate_grad, but t is freshly computed and owned by the caller, so it can be adopted.
   void accumulate_grad_owned(int i, Tensor&& t);

@@ -100,42 +100,89 @@ const Tensor& Node::out_grad(int k) const {
   return out ? out->grad : kUndefined;
 }
 
+Tensor& writable_grad(VariableImpl& v) {
+  if (v.grad_shared) {
+    v.grad = v.grad.clone();
+    v.grad_shared = false;
+  }
+  return const_cast<Tensor&>(read_grad(v));
+}
+
+const Tensor& read_grad(VariableImpl& v) {
+  if (v.grad_zero_pending) {
+    v.grad.zero_();
+    v.grad_zero_pending = false;
+  }
+  return v.grad;
+}
+
+bool take_overwrite(VariableImpl& v) {
+  if (!v.grad.defined()) return true;
+  const bool pending = v.grad_zero_pending;
+  v.grad_zero_pending = false;
+  return pending;
+}
+
 Tensor& Node::grad_slot(int i) {
   VariableImpl& in = *inputs_[static_cast<size_t>(i)];
-  if (!in.grad.defined()) in.grad = Tensor::zeros(in.data.shape(), in.data.dtype(), in.data.device());
-  return in.grad;
+  if (!in.grad.defined()) {
+    in.grad = Tensor::zeros(in.data.shape(), in.data.dtype(), in.data.device());
+    in.grad_shared = false;
+  }
+  return writable_grad(in);
 }
 
 Tensor& Node::grad_target(int i, bool& fresh) {
   VariableImpl& in = *inputs_[static_cast<size_t>(i)];
-  fresh = !in.grad.defined();
-  if (fresh) in.grad = Tensor::empty(in.data.shape(), in.data.dtype(), in.data.device());
-  return in.grad;
+  fresh = take_overwrite(in);
+  if (!in.grad.defined()) {
+    in.grad = Tensor::empty(in.data.shape(), in.data.dtype(), in.data.device());
+    in.grad_shared = false;
+  }
+  return fresh ? in.grad : writable_grad(in);
 }
 
 void Node::accumulate_weight_grad(int i, const Tensor& a, const Tensor& g) {
   const auto& in = inputs_[static_cast<size_t>(i)];
   if (WeightGradDeferral* pass = WeightGradDeferral::current(); pass && pass->defer(in, a, g)) return;
-  add_matmul_tn_(grad_slot(i), a, g);
+  bool overwrite = false;
+  Tensor& target = grad_target(i, overwrite);
+  add_matmul_tn_(target, a, g, overwrite);
 }
 
 void Node::accumulate_grad(int i, const Tensor& t) {
   VariableImpl& in = *inputs_[static_cast<size_t>(i)];
   LUONG_CHECK(t.numel() == in.data.numel(), name(), " backward: gradient ", t.describe(), " for input ",
               in.data.describe());
-  if (!in.grad.defined()) {
-    in.grad = t.clone().view(in.data.shape());
+  if (in.grad_zero_pending) {  // a parameter's first contribution of the pass: written, not added to zeros
+    in.grad_zero_pending = false;
+    in.grad.copy_(t);
     return;
   }
-  add_(in.grad, t);
+  if (!in.grad.defined()) {
+    // An interior gradient borrows t: its consumers only read it, and nothing writes t afterwards (the
+    // contract of accumulate_grad's callers). A leaf's gradient outlives the pass and is written in place
+    // by optimizers and clipping, so it gets its own copy.
+    in.grad_shared = in.grad_fn != nullptr;
+    in.grad = (in.grad_shared ? t : t.clone()).view(in.data.shape());
+    return;
+  }
+  add_(writable_grad(in), t);
 }
 
 void Node::accumulate_grad_owned(int i, Tensor&& t) {
   VariableImpl& in = *inputs_[static_cast<size_t>(i)];
   LUONG_CHECK(t.numel() == in.data.numel(), name(), " backward: gradient ", t.describe(), " for input ",
               in.data.describe());
-  if (!in.grad.defined()) {
+  if (in.grad_zero_pending) {  // the buffer must stay (a view into FlatParameters): copied into it
+    in.grad_zero_pending = false;
+    in.grad.copy_(t);
+    return;
+  }
+  if (!in.grad.defined() || in.grad_shared) {
+    if (in.grad.defined()) add_(t, in.grad);  // t + shared == shared + t, bit for bit; and t is ours to write
     in.grad = std::move(t).view(in.data.shape());
+    in.grad_shared = false;
     return;
   }
   add_(in.grad, t);

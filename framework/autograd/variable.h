@@ -26,6 +26,14 @@ struct VariableImpl {
   // during forward instead of living until backward, as in PyTorch, where the graph holds saved tensors only.
   Tensor data;
   Tensor grad;  // leaves: accumulated across passes until zeroed; interior: freed once consumed
+  // An interior gradient may alias a tensor another holder still reads: the first gradient handed to
+  // Node::accumulate_grad is kept by reference, not copied (PyTorch's input buffers do the same), and is
+  // copied only if a second contribution must be added in place (writable_grad). Leaves never alias.
+  bool grad_shared = false;
+  // A leaf's gradient that counts as zero but was not cleared (FlatParameters::zero_grad, PyTorch's
+  // set_to_none): its first contribution overwrites it, and a reader gets it zeroed first (read_grad).
+  // Saves a pass over every gradient per step, and the reads of those zeros by the first accumulation.
+  bool grad_zero_pending = false;
   bool requires_grad = false;
   std::shared_ptr<Node> grad_fn;  // null for leaves
   int output_index = 0;           // which output of grad_fn this is
@@ -34,6 +42,15 @@ struct VariableImpl {
   int consumer_edges = 0;  // nodes holding this as an input (Node::attach / Node::release)
   bool shows_parameter = false;  // a slice or reshape of a parameter, in any grad mode (ops/weight_gemm.h)
 };
+
+// v.grad, made safe to accumulate into in place: a shared (aliased) gradient is copied first, a pending zero
+// (grad_zero_pending) is written.
+Tensor& writable_grad(VariableImpl& v);
+// v.grad as a value: a pending zero is written first.
+const Tensor& read_grad(VariableImpl& v);
+// True when v has a gradient buffer whose contents need not be read (undefined, or a pending zero), so the
+// next contribution can overwrite it; clears the pending zero, which the caller must then write in full.
+bool take_overwrite(VariableImpl& v);
 
 class Variable {
  public:
@@ -49,7 +66,7 @@ class Variable {
   bool defined() const { return impl_ != nullptr; }
   const Tensor& data() const { return impl_->data; }
   Tensor& data() { return impl_->data; }
-  const Tensor& grad() const { return impl_->grad; }
+  const Tensor& grad() const { return read_grad(*impl_); }
   bool requires_grad() const { return impl_ && impl_->requires_grad; }
   bool is_leaf() const { return impl_->grad_fn == nullptr; }
   const std::string& name() const { return impl_->name; }

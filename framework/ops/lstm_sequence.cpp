@@ -141,9 +141,12 @@ struct LstmSequenceOp : Node {
       }
       if (needs_grad(1)) LUONG_KERNEL(dev, axpy<T_>, B * H, T_(1), dh.data<T_>(), grad_slot(1).data<T_>());
       if (needs_grad(2)) LUONG_KERNEL(dev, axpy<T_>, B * H, T_(1), dc.data<T_>(), grad_slot(2).data<T_>());
-      if (needs_grad(3))  // dU (H, 4H) += H_prev^T (H, T * B) dZ (T * B, 4H): one GEMM over every step
-        LUONG_KERNEL(dev, gemm<T_>, true, false, H, G, T * B, T_(1), h_all.data<T_>(), dz.data<T_>(), T_(1),
-                     grad_slot(3).data<T_>());
+      if (needs_grad(3)) {  // dU (H, 4H) += H_prev^T (H, T * B) dZ (T * B, 4H): one GEMM over every step
+        bool fresh = false;
+        T_* du = grad_target(3, fresh).data<T_>();
+        LUONG_KERNEL(dev, gemm<T_>, true, false, H, G, T * B, T_(1), h_all.data<T_>(), dz.data<T_>(), T_(fresh ? 0 : 1),
+                     du);
+      }
       if (needs_grad(4)) LUONG_KERNEL(dev, sum_rows_accumulate<T_>, T * B, G, dz.data<T_>(), grad_slot(4).data<T_>());
     });
     // In forward order dz is dx_proj position by position: handed over (adopted into an empty slot) once

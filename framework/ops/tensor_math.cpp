@@ -45,7 +45,7 @@ bool has_non_finite(const Tensor& t) {
   });
 }
 
-void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g) {
+void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g, bool overwrite) {
   LUONG_CHECK(c.dim() == 2 && c.size(0) > 0 && c.size(1) > 0, "add_matmul_tn_: target ", c.describe(),
               " is not a non-empty matrix");
   const int64_t k = c.size(0), n = c.size(1), m = a.numel() / k;
@@ -53,10 +53,14 @@ void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g) {
               "add_matmul_tn_: ", a.describe(), "ᵀ times ", g.describe(), " into ", c.describe());
   check_same_device("add_matmul_tn_", c, a);
   check_same_device("add_matmul_tn_", c, g);
-  if (m == 0) return;
+  if (m == 0) {
+    if (overwrite) c.zero_();
+    return;
+  }
   dispatch_float(c.dtype(), "add_matmul_tn_", [&](auto tag) {
     using T = decltype(tag);
-    LUONG_KERNEL(c.device(), gemm<T>, true, false, k, n, m, T(1), a.data<T>(), g.data<T>(), T(1), c.data<T>());
+    LUONG_KERNEL(c.device(), gemm<T>, true, false, k, n, m, T(1), a.data<T>(), g.data<T>(), T(overwrite ? 0 : 1),
+                 c.data<T>());
   });
 }
 
@@ -76,10 +80,11 @@ Tensor stack_rows(const std::vector<Tensor>& parts, int64_t rows, int64_t cols) 
 
 }  // namespace
 
-void add_matmul_tn_stacked_(Tensor& c, const std::vector<Tensor>& a_parts, const std::vector<Tensor>& g_parts) {
+void add_matmul_tn_stacked_(Tensor& c, const std::vector<Tensor>& a_parts, const std::vector<Tensor>& g_parts,
+                            bool overwrite) {
   LUONG_CHECK(!a_parts.empty() && a_parts.size() == g_parts.size(), "add_matmul_tn_stacked_: ", a_parts.size(),
               " left and ", g_parts.size(), " right parts");
-  if (a_parts.size() == 1) return add_matmul_tn_(c, a_parts.front(), g_parts.front());
+  if (a_parts.size() == 1) return add_matmul_tn_(c, a_parts.front(), g_parts.front(), overwrite);
   LUONG_CHECK(c.dim() == 2 && c.size(0) > 0 && c.size(1) > 0, "add_matmul_tn_stacked_: target ", c.describe(),
               " is not a non-empty matrix");
   const int64_t k = c.size(0), n = c.size(1);
@@ -99,11 +104,11 @@ void add_matmul_tn_stacked_(Tensor& c, const std::vector<Tensor>& a_parts, const
     pieces.reserve(a_parts.size());
     for (size_t i = 0; i < a_parts.size(); ++i)
       pieces.push_back({a_parts[i].data<float>(), g_parts[i].data<float>(), a_parts[i].numel() / k});
-    if (cpu::gemm_tn_pieces(k, n, rows, pieces, 1.0f, c.data<float>())) return;
+    if (cpu::gemm_tn_pieces(k, n, rows, pieces, overwrite ? 0.0f : 1.0f, c.data<float>())) return;
   }
   // One GEMM with K = Σ m. The stacked copies cost one pass over the operands, far less than the GEMM
   // efficiency they buy at m = batch.
-  add_matmul_tn_(c, stack_rows(a_parts, rows, k), stack_rows(g_parts, rows, n));
+  add_matmul_tn_(c, stack_rows(a_parts, rows, k), stack_rows(g_parts, rows, n), overwrite);
 }
 
 double global_norm(const Tensor& flat) { return std::sqrt(sum_squares(flat)); }

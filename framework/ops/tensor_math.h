@@ -13,11 +13,13 @@ double sum_squares(const Tensor& t);                             // deterministi
 double sum_all(const Tensor& t);
 bool has_non_finite(const Tensor& t);
 // c (k, n) += aᵀ g for a (m, k) and g (m, n), any shapes with those element counts: the weight-gradient GEMM.
-void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g);
+// overwrite: c = aᵀ g (beta 0: c's old contents are never read, a gradient still to be zeroed).
+void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g, bool overwrite = false);
 // c (k, n) += Aᵀ G for A and G the row-wise stacks of a_parts (m_i, k) and g_parts (m_i, n): the deferred
 // weight gradient of one weight over all time steps (autograd/weight_grad_deferral.h). Float32 products on
 // the CPU's blocked GEMM read the parts in place; others stack them first.
-void add_matmul_tn_stacked_(Tensor& c, const std::vector<Tensor>& a_parts, const std::vector<Tensor>& g_parts);
+void add_matmul_tn_stacked_(Tensor& c, const std::vector<Tensor>& a_parts, const std::vector<Tensor>& g_parts,
+                            bool overwrite = false);
 
 // The global L2 norm of a flat gradient buffer (clipping: optim/average_and_clip.h).
 double global_norm(const Tensor& flat);
