@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "framework/kernels/cpu/parallel.h"
 #include "framework/tensor/device_copy.h"
 
 namespace luong {
@@ -21,7 +22,7 @@ void set_cuda_copy_fns(DeviceCopyFns fns) { g_cuda_fns = fns; }
 void device_copy(void* dst, Device to, const void* src, Device from, size_t bytes) {
   if (bytes == 0) return;
   if (to.is_cpu() && from.is_cpu()) {
-    std::memcpy(dst, src, bytes);
+    cpu::copy_bytes(dst, src, bytes);
     return;
   }
   LUONG_CHECK(g_cuda_fns.copy != nullptr, "copy between ", from, " and ", to, " needs the CUDA backend");
@@ -31,7 +32,7 @@ void device_copy(void* dst, Device to, const void* src, Device from, size_t byte
 void device_zero(void* dst, Device d, size_t bytes) {
   if (bytes == 0) return;
   if (d.is_cpu()) {
-    std::memset(dst, 0, bytes);
+    cpu::zero_bytes(dst, bytes);
     return;
   }
   LUONG_CHECK(g_cuda_fns.zero != nullptr, "zeroing memory on ", d, " needs the CUDA backend");

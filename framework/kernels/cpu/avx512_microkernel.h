@@ -134,29 +134,47 @@ __attribute__((target("avx512f"))) void pack_rows(RowAt row_at, int64_t kc, int6
   }
 }
 
+// out rows r (stride ld_out) = column r of the 8 x 8 block at in (rows of stride ld_in): three rounds of
+// shuffles (pairs of floats, then of pairs, then 128-bit halves) instead of 64 scalar moves.
+inline void transpose_8x8(const float* in, int64_t ld_in, float* out, int64_t ld_out) {
+  __m256 r[8], t[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(in + i * ld_in);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);      // a_i0 a_j0 a_i1 a_j1 | a_i4 a_j4 a_i5 a_j5
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);  // a_i2 a_j2 a_i3 a_j3 | a_i6 a_j6 a_i7 a_j7
+  }
+  for (int h = 0; h < 8; h += 4) {  // rows h..h+3: columns c and c + 4 of those rows
+    r[h] = _mm256_shuffle_ps(t[h], t[h + 2], _MM_SHUFFLE(1, 0, 1, 0));          // columns 0, 4
+    r[h + 1] = _mm256_shuffle_ps(t[h], t[h + 2], _MM_SHUFFLE(3, 2, 3, 2));      // columns 1, 5
+    r[h + 2] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(1, 0, 1, 0));  // columns 2, 6
+    r[h + 3] = _mm256_shuffle_ps(t[h + 1], t[h + 3], _MM_SHUFFLE(3, 2, 3, 2));  // columns 3, 7
+  }
+  for (int c = 0; c < 4; ++c) {
+    _mm256_storeu_ps(out + c * ld_out, _mm256_permute2f128_ps(r[c], r[c + 4], 0x20));
+    _mm256_storeu_ps(out + (c + 4) * ld_out, _mm256_permute2f128_ps(r[c], r[c + 4], 0x31));
+  }
+}
+
 // The same for rows [k0, k0 + kc) of op(B): B is (k, n) row-major with row stride ldb, or, for trans_b,
 // (n, k) row-major (op(B) = B^T).
 inline void pack_panels(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t width,
                         float* out) {
   if (!trans_b) return pack_rows([&](int64_t kk) { return b + (k0 + kk) * ldb; }, kc, j0, width, out);
-  // op(B)[kk][j] = B[j][kk]: a transpose, in tiles of 64 k so that the 8 KB a tile writes stay in L1 while
-  // each row of B is read in order (6x faster than a column at a time).
-  constexpr int64_t kTile = 64;
+  // op(B)[kk][j] = B[j][kk]: a transpose, 8 x 8 blocks in registers; the edges of a panel (fewer than 8
+  // columns of B left, or of k) one element at a time.
   const int64_t panels = (width + kPanelCols - 1) / kPanelCols;
   for (int64_t p = 0; p < panels; ++p) {
     const int64_t c0 = j0 + p * kPanelCols, valid = std::min(kPanelCols, j0 + width - c0);
     float* panel = out + p * kc * kPanelCols;
-    for (int64_t t0 = 0; t0 < kc; t0 += kTile) {
-      const int64_t tn = std::min(kTile, kc - t0);
-      for (int64_t j = 0; j < kPanelCols; ++j) {
-        float* col = panel + t0 * kPanelCols + j;
-        if (j >= valid) {
-          for (int64_t kk = 0; kk < tn; ++kk) col[kk * kPanelCols] = 0.0f;
-          continue;
-        }
-        const float* src = b + (c0 + j) * ldb + k0 + t0;
-        for (int64_t kk = 0; kk < tn; ++kk) col[kk * kPanelCols] = src[kk];
-      }
+    const float* src = b + c0 * ldb + k0;  // row j of this panel's B block: src + j * ldb
+    const int64_t j8 = valid / 8 * 8, k8 = kc / 8 * 8;
+    for (int64_t j = 0; j < j8; j += 8)
+      for (int64_t kk = 0; kk < k8; kk += 8)
+        transpose_8x8(src + j * ldb + kk, ldb, panel + kk * kPanelCols + j, kPanelCols);
+    for (int64_t kk = 0; kk < kc; ++kk) {
+      float* row = panel + kk * kPanelCols;
+      const int64_t j_from = kk < k8 ? j8 : 0;  // rows below k8 already hold their first j8 columns
+      for (int64_t j = j_from; j < kPanelCols; ++j) row[j] = j < valid ? src[j * ldb + kk] : 0.0f;
     }
   }
 }

@@ -53,12 +53,15 @@ bool set_packed_gemm_enabled(bool on) { return enabled_flag().exchange(on && pac
 int64_t packed_size(int64_t k, int64_t n) { return (n + kPanelCols - 1) / kPanelCols * kPanelCols * k; }
 
 void pack_b(bool trans_b, int64_t k, int64_t n, const float* b, float* packed) {
-  // Groups of 8 panels per task: enough rows of B read in order (see pack_panels) to pay for the jumps.
-  constexpr int64_t kGroup = 8;
-  const int64_t panels = (n + kPanelCols - 1) / kPanelCols, groups = (panels + kGroup - 1) / kGroup;
+  // B read by rows: groups of up to 8 panels per task, enough of each row read in order (see pack_panels)
+  // to pay for the jumps, but no more than an even share, so a 256-column weight keeps both threads busy.
+  // B transposed: a panel reads its own 32 rows of B, so one panel per task.
+  const int64_t panels = (n + kPanelCols - 1) / kPanelCols;
+  const int64_t group = trans_b ? 1 : std::clamp<int64_t>((panels + num_threads() - 1) / num_threads(), 1, 8);
+  const int64_t groups = (panels + group - 1) / group;
 #pragma omp parallel for schedule(static) if (k * n >= kParallelGrain)
   for (int64_t g = 0; g < groups; ++g) {
-    const int64_t j0 = g * kGroup * kPanelCols, width = std::min(kGroup * kPanelCols, n - j0);
+    const int64_t j0 = g * group * kPanelCols, width = std::min(group * kPanelCols, n - j0);
     avx512::pack_panels(trans_b, b, trans_b ? k : n, 0, k, j0, width, packed + j0 * k);
   }
 }
