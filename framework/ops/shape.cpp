@@ -91,13 +91,22 @@ struct ConcatOp : Node {
     return attach(node, xs, out);
   }
 
+  // Input i's gradient is its range of g. Along dim 0 (stack, and the decoder's per-step outputs) that range
+  // is contiguous and is handed over as a view (borrowed, no copy); otherwise it is copied into the gradient
+  // buffer, overwriting a fresh one instead of adding to a zero-filled one.
   void backward() override {
     const Tensor& g = out_grad();
     if (!g.defined()) return;
     int64_t off = 0;
     for (size_t i = 0; i < lens.size(); ++i) {
-      if (needs_grad(static_cast<int>(i)))
-        block_copy(g, total, off, grad_slot(static_cast<int>(i)), lens[i], 0, outer, lens[i], inner, true);
+      const int input = static_cast<int>(i);
+      if (needs_grad(input) && outer == 1) {
+        accumulate_grad(input, g.view({g.numel()}).narrow(off * inner, lens[i] * inner));
+      } else if (needs_grad(input)) {
+        bool fresh = false;
+        Tensor& target = grad_target(input, fresh);
+        block_copy(g, total, off, target, lens[i], 0, outer, lens[i], inner, !fresh);
+      }
       off += lens[i];
     }
   }
