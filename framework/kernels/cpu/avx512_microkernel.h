@@ -135,8 +135,10 @@ __attribute__((target("avx512f"))) void pack_rows(RowAt row_at, int64_t kc, int6
 }
 
 // out rows r (stride ld_out) = column r of the 8 x 8 block at in (rows of stride ld_in): three rounds of
-// shuffles (pairs of floats, then of pairs, then 128-bit halves) instead of 64 scalar moves.
-inline void transpose_8x8(const float* in, int64_t ld_in, float* out, int64_t ld_out) {
+// shuffles (pairs of floats, then of pairs, then 128-bit halves) instead of 64 scalar moves. AVX code, marked
+// like the rest of this file because only the Release build targets x86-64-v3; the callers check AVX-512F.
+__attribute__((target("avx512f"))) inline void transpose_8x8(const float* in, int64_t ld_in, float* out,
+                                                             int64_t ld_out) {
   __m256 r[8], t[8];
   for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(in + i * ld_in);
   for (int i = 0; i < 8; i += 2) {
@@ -157,8 +159,8 @@ inline void transpose_8x8(const float* in, int64_t ld_in, float* out, int64_t ld
 
 // The same for rows [k0, k0 + kc) of op(B): B is (k, n) row-major with row stride ldb, or, for trans_b,
 // (n, k) row-major (op(B) = B^T).
-inline void pack_panels(bool trans_b, const float* b, int64_t ldb, int64_t k0, int64_t kc, int64_t j0, int64_t width,
-                        float* out) {
+__attribute__((target("avx512f"))) inline void pack_panels(bool trans_b, const float* b, int64_t ldb, int64_t k0,
+                                                           int64_t kc, int64_t j0, int64_t width, float* out) {
   if (!trans_b) return pack_rows([&](int64_t kk) { return b + (k0 + kk) * ldb; }, kc, j0, width, out);
   // op(B)[kk][j] = B[j][kk]: a transpose, 8 x 8 blocks in registers; the edges of a panel (fewer than 8
   // columns of B left, or of k) one element at a time.
