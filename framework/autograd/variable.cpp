@@ -100,19 +100,28 @@ const Tensor& Node::out_grad(int k) const {
   return out ? out->grad : kUndefined;
 }
 
+namespace {
+
+void write_pending_zero(VariableImpl& v) {
+  if (v.grad_zero_pending) {
+    v.grad.zero_();
+    v.grad_zero_pending = false;
+  }
+}
+
+}  // namespace
+
 Tensor& writable_grad(VariableImpl& v) {
   if (v.grad_shared) {
     v.grad = v.grad.clone();
     v.grad_shared = false;
   }
-  return const_cast<Tensor&>(read_grad(v));
+  write_pending_zero(v);
+  return v.grad;
 }
 
 const Tensor& read_grad(VariableImpl& v) {
-  if (v.grad_zero_pending) {
-    v.grad.zero_();
-    v.grad_zero_pending = false;
-  }
+  write_pending_zero(v);
   return v.grad;
 }
 
