@@ -125,11 +125,15 @@ const Tensor& read_grad(VariableImpl& v) {
   return v.grad;
 }
 
-bool take_overwrite(VariableImpl& v) {
-  if (!v.grad.defined()) return true;
-  const bool pending = v.grad_zero_pending;
+Tensor& grad_to_write(VariableImpl& v, bool& overwrite) {
+  overwrite = !v.grad.defined() || v.grad_zero_pending;
+  if (!v.grad.defined()) {
+    v.grad = Tensor::empty(v.data.shape(), v.data.dtype(), v.data.device());
+    v.grad_shared = false;
+  }
+  if (!overwrite) return writable_grad(v);
   v.grad_zero_pending = false;
-  return pending;
+  return v.grad;
 }
 
 Tensor& Node::grad_slot(int i) {
@@ -141,15 +145,7 @@ Tensor& Node::grad_slot(int i) {
   return writable_grad(in);
 }
 
-Tensor& Node::grad_target(int i, bool& fresh) {
-  VariableImpl& in = *inputs_[static_cast<size_t>(i)];
-  fresh = take_overwrite(in);
-  if (!in.grad.defined()) {
-    in.grad = Tensor::empty(in.data.shape(), in.data.dtype(), in.data.device());
-    in.grad_shared = false;
-  }
-  return fresh ? in.grad : writable_grad(in);
-}
+Tensor& Node::grad_target(int i, bool& fresh) { return grad_to_write(*inputs_[static_cast<size_t>(i)], fresh); }
 
 void Node::accumulate_weight_grad(int i, const Tensor& a, const Tensor& g) {
   const auto& in = inputs_[static_cast<size_t>(i)];

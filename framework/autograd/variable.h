@@ -48,9 +48,10 @@ struct VariableImpl {
 Tensor& writable_grad(VariableImpl& v);
 // v.grad as a value: a pending zero is written first.
 const Tensor& read_grad(VariableImpl& v);
-// True when v has a gradient buffer whose contents need not be read (undefined, or a pending zero), so the
-// next contribution can overwrite it; clears the pending zero, which the caller must then write in full.
-bool take_overwrite(VariableImpl& v);
+// v.grad for a kernel that writes all of it, allocated if undefined. overwrite = true when its contents need
+// not be read (it was undefined, or a pending zero, which the caller must now write in full: beta 0);
+// otherwise the caller accumulates (beta 1) into the buffer, made writable first.
+Tensor& grad_to_write(VariableImpl& v, bool& overwrite);
 
 class Variable {
  public:

@@ -39,12 +39,9 @@ void WeightGradDeferral::flush(VariableImpl& v) {
   if (it == pending_.end()) return;
   Pending p = std::move(it->second);
   pending_.erase(it);
-  const bool overwrite = take_overwrite(v);
-  if (!v.grad.defined()) {
-    v.grad = Tensor::empty(v.data.shape(), v.data.dtype(), v.data.device());
-    v.grad_shared = false;
-  }
-  add_matmul_tn_stacked_(overwrite ? v.grad : writable_grad(v), p.a, p.g, overwrite);
+  bool overwrite = false;
+  Tensor& target = grad_to_write(v, overwrite);
+  add_matmul_tn_stacked_(target, p.a, p.g, overwrite);
 }
 
 }  // namespace luong

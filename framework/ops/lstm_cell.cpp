@@ -88,7 +88,7 @@ struct LstmCellOp : Node {
           T* dx = grad_target(0, fresh).data<T>();
           weight_gemm<T>(true, B, in_dim, G, pdz, W, T(fresh ? 0 : 1), dx, w_param);
         } else {
-          accumulate_grad(0, dz);  // a copy: dz is handed to the weight-gradient deferral below
+          accumulate_grad(0, dz);  // borrowed (interior input): dz is only read from here on
         }
       }
       if (needs_grad(1)) {  // dh_prev (B, H) += dz U^T

@@ -95,12 +95,6 @@ inline Microkernel select_microkernel(int64_t rows, bool trans_a) {
   return trans_a ? kMicrokernels<true>[rows] : kMicrokernels<false>[rows];
 }
 
-// C = beta C for a product with nothing to add (k = 0, or alpha = 0, where 0 * inf in A or B must not
-// reach C); beta 0 writes zeros without reading C.
-inline void scale_c(int64_t count, float beta, float* c) {
-  for (int64_t i = 0; i < count; ++i) c[i] = beta == 0.0f ? 0.0f : beta * c[i];
-}
-
 // The first `valid` of 16 lanes (valid may be <= 0 or >= 16).
 inline __mmask16 lane_mask(int64_t valid) {
   if (valid <= 0) return 0;

@@ -7,6 +7,7 @@
 #include "framework/kernels/cpu/avx512_microkernel.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/kernels/cpu/parallel.h"
+#include "framework/kernels/cpu/scale_by_beta.h"
 #include "framework/kernels/cpu/stealing_ranges.h"
 
 #ifdef _OPENMP
@@ -93,36 +94,24 @@ void run_share(const Operands& op, float alpha, float beta, float* c, int64_t p0
   }
 }
 
-// One column block, panels [p0, p1), over every row tile and depth slice: a unit of StealingRanges.
-void run_column_block(const Operands& op, float alpha, float beta, float* c, int64_t p0, int64_t p1) {
-  run_share(op, alpha, beta, c, p0, p1, 0, (op.m + avx512::kTileRows - 1) / avx512::kTileRows);
-}
-
 void run(const Operands& op, float alpha, float beta, float* c) {
   LUONG_CHECK(packed_gemm_supported(), "blocked_gemm: this CPU has no AVX-512F (check blocked_gemm_pays() first)");
   const int64_t m = op.m, n = op.n, k = op.k;
   if (m == 0 || n == 0) return;
-  if (k == 0 || alpha == 0.0f) return avx512::scale_c(m * n, beta, c);
+  if (k == 0 || alpha == 0.0f) return scale_by_beta(m * n, beta, c);
   const int64_t panels = (n + kPanelCols - 1) / kPanelCols, row_tiles = (m + avx512::kTileRows - 1) / avx512::kTileRows;
   const int threads = (2 * m * n * k >= (int64_t{1} << 21)) ? num_threads() : 1;
   // Column blocks of at most kPanelsPerBlock panels, as many as a multiple of the thread count, sized
   // within one panel of each other: the threads' own runs start equal, as a fixed split would (with blocks of
   // exactly 8 panels the generator's 250 split 128 / 122, 3% slower on a quiet host).
-  const int64_t blocks = ((panels + kPanelsPerBlock - 1) / kPanelsPerBlock + threads - 1) / threads * threads;
-#ifdef _OPENMP
+  const int64_t blocks = balanced_units(panels, kPanelsPerBlock, threads);
   if (threads > 1 && blocks >= 2 * threads) {
     // Wide C: a contiguous run of blocks per thread, the rest stolen by whoever is done first
-    // (stealing_ranges.h). Each block packs its own B and is finished by one thread.
-    StealingRanges work(blocks, threads);
-#pragma omp parallel num_threads(threads)
-    {
-      const int self = omp_get_thread_num();
-      for (int64_t u = work.next(self); u >= 0; u = work.next(self))
-        run_column_block(op, alpha, beta, c, panels * u / blocks, panels * (u + 1) / blocks);
-    }
-    return;
+    // (stealing_ranges.h). Each block, every row tile and depth slice, packs its own B and is finished by
+    // one thread.
+    return run_stealing(panels, blocks, threads,
+                        [&](int64_t p0, int64_t p1) { run_share(op, alpha, beta, c, p0, p1, 0, row_tiles); });
   }
-#endif
   // Narrow C: a fixed share each. Columns split over threads when there are enough panels (each thread packs
   // only its own B and reads all of A); otherwise rows (each packs the same B). Either way a C tile is one
   // thread's. (Finer units here would re-read A, 8 MB for the generator's dX, once per unit.)

@@ -7,6 +7,7 @@
 
 #include "framework/core/precision.h"
 #include "framework/kernels/cpu/parallel.h"
+#include "framework/kernels/cpu/scale_by_beta.h"
 
 namespace luong::cpu {
 namespace {
@@ -61,18 +62,13 @@ bool on_blocked_kernel(int64_t m, int64_t n, int64_t k) {
   return gemm_precision() == GemmPrecision::fp32 && blocked_gemm_pays(m, n, k);
 }
 
-template <class T>
-void scale_only(int64_t count, T beta, T* c) {  // BLAS leaves C untouched for k == 0 only when beta == 1
-  for (int64_t i = 0; i < count; ++i) c[i] = beta == T(0) ? T(0) : beta * c[i];
-}
-
 }  // namespace
 
 template <class T>
 void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, const T* b, T beta,
           T* c) {
   if (m == 0 || n == 0) return;
-  if (k == 0) return scale_only(m * n, beta, c);  // make beta explicit
+  if (k == 0) return scale_by_beta(m * n, beta, c);  // make beta explicit
   if constexpr (std::is_same_v<T, float>) {  // float64 GEMMs are always full precision
     if (reduced_gemm(trans_a, trans_b, 1, m, n, k, alpha, a, b, beta, c)) return;
     if (on_blocked_kernel(m, n, k)) return blocked_gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
@@ -84,7 +80,7 @@ template <class T>
 void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t m, int64_t n, int64_t k, T alpha, const T* a,
                   const T* b, T beta, T* c) {
   if (batch == 0 || m == 0 || n == 0) return;
-  if (k == 0) return scale_only(batch * m * n, beta, c);
+  if (k == 0) return scale_by_beta(batch * m * n, beta, c);
   if constexpr (std::is_same_v<T, float>) {
     if (reduced_gemm(trans_a, trans_b, batch, m, n, k, alpha, a, b, beta, c)) return;  // rounds all items once
   }

@@ -8,6 +8,7 @@
 #include "framework/core/error.h"
 #include "framework/kernels/cpu/avx512_microkernel.h"
 #include "framework/kernels/cpu/parallel.h"
+#include "framework/kernels/cpu/scale_by_beta.h"
 #include "framework/kernels/cpu/stealing_ranges.h"
 
 #ifdef _OPENMP
@@ -71,7 +72,7 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const float* p
   if (m == 0 || n == 0) return;
   const int64_t panels = (n + kPanelCols - 1) / kPanelCols;
   const int64_t row_blocks = (m + kTileRows - 1) / kTileRows;
-  if (k == 0) return avx512::scale_c(m * n, beta, c);
+  if (k == 0) return scale_by_beta(m * n, beta, c);
   // Panels [p0, p1) by row tiles [r0, r1), every depth slice: a C tile is finished by the one call that
   // owns it, summed in the same order, so the bits do not depend on who runs it.
   auto tiles = [&](int64_t p0, int64_t p1, int64_t r0, int64_t r1) {
@@ -96,17 +97,9 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const float* p
     // each other in size (every thread reads all of A, which is small for the shapes this serves); a
     // contiguous run per thread, the rest stolen by whoever is done first (stealing_ranges.h). Too few
     // panels for that, and the row tiles are split instead, a fixed share each.
-    const int64_t units = ((panels + kUnitPanels - 1) / kUnitPanels + threads - 1) / threads * threads;
-    if (units >= 2 * threads && units <= panels) {
-      StealingRanges work(units, threads);
-#pragma omp parallel num_threads(threads)
-      {
-        const int self = omp_get_thread_num();
-        for (int64_t u = work.next(self); u >= 0; u = work.next(self))
-          tiles(panels * u / units, panels * (u + 1) / units, 0, row_blocks);
-      }
-      return;
-    }
+    const int64_t units = balanced_units(panels, kUnitPanels, threads);
+    if (units >= 2 * threads && units <= panels)
+      return run_stealing(panels, units, threads, [&](int64_t p0, int64_t p1) { tiles(p0, p1, 0, row_blocks); });
 #pragma omp parallel num_threads(threads)
     {
       const int64_t t = omp_get_thread_num(), nt = omp_get_num_threads();

@@ -14,6 +14,10 @@
 #include <cstdint>
 #include <memory>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 namespace luong::cpu {
 
 class StealingRanges {
@@ -31,5 +35,29 @@ class StealingRanges {
   int threads_;
   std::unique_ptr<Range[]> ranges_;
 };
+
+// How many units to cut `items` (a GEMM's panels or column blocks) into: pieces of at most max_per_unit,
+// rounded up to a multiple of the thread count, so every thread's own run starts the same size (units then
+// differ by at most one item).
+inline int64_t balanced_units(int64_t items, int64_t max_per_unit, int threads) {
+  return ((items + max_per_unit - 1) / max_per_unit + threads - 1) / threads * threads;
+}
+
+// Runs fn(first, last) once for each unit's items [items * u / units, items * (u + 1) / units) on `threads`
+// OpenMP threads: each starts on its own contiguous run, then steals from the back of the others'.
+template <class Fn>
+void run_stealing(int64_t items, int64_t units, int threads, Fn fn) {
+  StealingRanges work(units, threads);
+#ifdef _OPENMP
+#pragma omp parallel num_threads(threads)
+  {
+    const int self = omp_get_thread_num();
+#else
+  {
+    const int self = 0;
+#endif
+    for (int64_t u = work.next(self); u >= 0; u = work.next(self)) fn(items * u / units, items * (u + 1) / units);
+  }
+}
 
 }  // namespace luong::cpu
