@@ -55,7 +55,8 @@ def run_json(cmd, env_updates, unset=()):
 
 
 def timing_args(a):
-    return ["--warmup", str(a.warmup), "--steps", str(a.steps), "--windows", str(a.windows), "--json"]
+    return ["--warmup", str(a.warmup), "--steps", str(a.steps), "--windows", str(a.windows), "--json",
+            "--precision", a.precision]
 
 
 def configurations(a, luong_bin):
@@ -196,9 +197,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=1, help="alternating rounds; each configuration keeps its best")
     ap.add_argument("--only", choices=("luong", "torch"), default=None,
                     help="run one side only (e.g. a GPU machine without PyTorch installed)")
+    ap.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
+                    help="GEMM precision of both sides on a GPU: fp32 (no TF32), tf32, or bf16 (luong's "
+                         "train.precision=bf16 against torch.autocast bfloat16); the CPU comparison is fp32")
     ap.add_argument("--out", default=None, help="also write the table (Markdown) to this file")
     ap.add_argument("--json-out", default=None, help="write every raw measurement (JSON) to this file")
     a = ap.parse_args()
+    if a.precision != "fp32" and not a.device.startswith("cuda"):
+        ap.error(f"--precision {a.precision} needs --device cuda (on the CPU both sides run float32)")
 
     luong_bin = None if a.only == "torch" else (a.luong_bench or find_luong_bench(a.build))
     configs = configurations(a, luong_bin)
@@ -218,7 +224,8 @@ def main():
     shape = results[0]["shape"]
     md = [f"Model: {shape['layers']} x {shape['hidden']} LSTM, embeddings {shape['embedding']}, vocabulary "
           f"{shape['vocab']}, general attention with input feeding; batch {shape['batch']}, source "
-          f"{shape['src_len']}, target {shape['tgt_len']} tokens; SGD, clip 5, no dropout; device {a.device}.",
+          f"{shape['src_len']}, target {shape['tgt_len']} tokens; SGD, clip 5, no dropout; device {a.device}, "
+          f"GEMM precision {a.precision}.",
           f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, load average {load_before[0]:.1f} before / "
           f"{load_after[0]:.1f} after; {a.rounds} round(s) x {a.windows} windows x {a.steps} steps after "
           f"{a.warmup} warm-up steps; {time.strftime('%Y-%m-%d %H:%M')}.",

@@ -24,6 +24,7 @@
 #include "framework/core/process_setup.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/memory/allocator.h"
+#include "framework/ops/weight_gemm.h"
 #include "framework/optim/average_and_clip.h"
 #include "framework/optim/optimizer.h"
 #include "models/nmt/model.h"
@@ -46,6 +47,7 @@ struct BenchArgs {
   uint64_t seed = 1;
   bool json = false;
   std::string precision = "fp32";  // GEMM precision: fp32 | tf32 | bf16 (train.precision)
+  std::string bf16_weight_copies = "on";  // off: every bf16 product on CUDA converts its weight again
 };
 
 BenchShape preset_shape(const std::string& name) {
@@ -90,6 +92,7 @@ nlohmann::json run(const BenchArgs& a) {
   const double startup_rss_mb = proc_status_mb("VmRSS");  // the program and its libraries, before any tensor
   const Device device = Device::parse(a.device);
   const GemmPrecisionGuard gemm_precision_scope(parse_gemm_precision(a.precision));
+  set_bf16_weight_copies_enabled(a.bf16_weight_copies == "on");
   const std::string preset = a.preset.empty() ? (device.is_cuda() ? "paper" : "cpu") : a.preset;
   BenchShape s = preset_shape(preset);
   const BenchShape& o = a.shape;
@@ -145,6 +148,7 @@ nlohmann::json run(const BenchArgs& a) {
   r["device"] = device.name();
   r["preset"] = preset;
   r["precision"] = a.precision;
+  if (device.is_cuda() && a.precision == "bf16") r["bf16_weight_copies"] = a.bf16_weight_copies;
   r["shape"] = {{"vocab", s.vocab}, {"embedding", s.embedding}, {"hidden", s.hidden}, {"layers", s.layers},
                 {"batch", s.batch}, {"src_len", s.src_len}, {"tgt_len", s.tgt_len}};
   const char* omp = std::getenv("OMP_NUM_THREADS");
@@ -198,6 +202,10 @@ int main(int argc, char** argv) {
   app.add_option("--precision", a.precision, "GEMM precision, as train.precision: fp32, tf32 or bf16")
       ->capture_default_str()
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
+  app.add_option("--bf16-weight-copies", a.bf16_weight_copies,
+                 "CUDA, bf16: convert each weight once per pass (on) or once per product (off)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
   CLI11_PARSE(app, argc, argv);
   try {
     const nlohmann::json r = run(a);

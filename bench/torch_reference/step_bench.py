@@ -15,6 +15,7 @@ torch.set_num_threads.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -52,7 +53,13 @@ def parse_args():
     ap.add_argument("--windows", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true")
-    return ap.parse_args()
+    ap.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
+                    help="CUDA only, as luong's train.precision: fp32 (TF32 off), tf32 (TF32 GEMMs and cuDNN), "
+                         "bf16 (torch.autocast to bfloat16 around forward and loss)")
+    a = ap.parse_args()
+    if a.precision != "fp32" and not a.device.startswith("cuda"):
+        ap.error(f"--precision {a.precision} is for --device cuda (the CPU comparison is float32)")
+    return a
 
 
 def blas_description():
@@ -108,8 +115,13 @@ def main():
     cuda = device.type == "cuda"
     if cuda:
         torch.backends.cudnn.benchmark = True
-        torch.backends.cuda.matmul.allow_tf32 = False  # float32 as luong's default GEMMs
-        torch.backends.cudnn.allow_tf32 = False
+        # fp32: float32 as luong's default GEMMs; tf32 as its train.precision=tf32.
+        torch.backends.cuda.matmul.allow_tf32 = a.precision == "tf32"
+        torch.backends.cudnn.allow_tf32 = a.precision == "tf32"
+    # bf16: PyTorch's mixed precision, bfloat16 GEMMs and LSTM cells with float32 weights, as luong's
+    # train.precision=bf16 runs its GEMMs (luong keeps float32 activations between them).
+    def autocast():
+        return torch.autocast("cuda", dtype=torch.bfloat16) if a.precision == "bf16" else contextlib.nullcontext()
 
     torch.manual_seed(a.seed)
     spec = ModelSpec(src_vocab=shape["vocab"], tgt_vocab=shape["vocab"], embedding_size=shape["embedding"],
@@ -129,7 +141,8 @@ def main():
     def step(i):
         src, lengths, tgt_in, tgt_out = batches[i % len(batches)]
         opt.zero_grad(set_to_none=True)
-        loss_sum, tokens = model.loss(model(src, lengths, tgt_in), tgt_out)
+        with autocast():
+            loss_sum, tokens = model.loss(model(src, lengths, tgt_in), tgt_out)
         (loss_sum / tokens).backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), a.clip)
         opt.step()
@@ -152,13 +165,16 @@ def main():
         "framework": "PyTorch " + torch.__version__.split("+")[0],
         "device": str(device),
         "preset": preset,
+        "precision": a.precision,
         "shape": shape,
         "settings": (f"torch threads {torch.get_num_threads()}, interop {torch.get_num_interop_threads()}, "
                      f"OMP {os.environ.get('OMP_NUM_THREADS', '-')}, MKL {os.environ.get('MKL_NUM_THREADS', '-')}, "
                      f"OpenBLAS {os.environ.get('OPENBLAS_NUM_THREADS', '-')}"
                      + (f", OMP_WAIT_POLICY {os.environ['OMP_WAIT_POLICY']}" if "OMP_WAIT_POLICY" in os.environ else "")
                      + ("" if cuda else f", {blas_description()}")
-                     + (", cuDNN encoder, LSTMCell decoder, no TF32" if cuda else "")),
+                     + (", cuDNN encoder, LSTMCell decoder, " + {"fp32": "no TF32", "tf32": "TF32",
+                                                                      "bf16": "bf16 autocast"}[a.precision]
+                        if cuda else "")),
         "tokens_per_s": tokens_per_step / step_s,
         "step_ms": step_s * 1e3,
         "window_step_ms": [w * 1e3 for w in windows],

@@ -16,6 +16,7 @@
 #include "framework/ops/op_registry.h"
 #include "framework/ops/ops.h"
 #include "framework/ops/tensor_math.h"
+#include "framework/ops/weight_gemm.h"
 
 namespace luong {
 namespace {
@@ -66,24 +67,27 @@ struct LinearCrossEntropyOp : Node {
 
     Tensor z = Tensor::empty({chunk_rows, vocab}, dt, dev);
     Tensor row_loss = Tensor::empty({rows}, dt, dev);
+    // On CUDA under bf16 the weight is converted once for the chunks' forward and dx products instead of
+    // twice per chunk (ops/weight_gemm.h). The CPU multiplies it unpacked: packing the generator's weight
+    // once measured slower (docs/PERFORMANCE.md, "Measured and rejected").
+    const bool w_copy = dev.is_cuda() && is_parameter_view(w);
+    PackedWeightScope weight_copies;
     dispatch_float(dt, "linear_cross_entropy", [&](auto t) {
       using T = decltype(t);
       const T* px = x.data().data<T>();
-      const T* pw = w.data().data<T>();
       const int64_t* pt = targets.data<int64_t>();
       T* pz = z.data<T>();
       const T* pb = b.defined() ? b.data().data<T>() : nullptr;
       const bool want_grads = want_dx || want_dw || want_db;
       for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
         const int64_t n = std::min(chunk_rows, rows - r0);
-        LUONG_KERNEL(dev, gemm<T>, false, false, n, vocab, in_dim, T(1), px + r0 * in_dim, pw, T(0), pz);
+        weight_gemm<T>(false, n, vocab, in_dim, px + r0 * in_dim, w.data(), T(0), pz, w_copy);
         // Bias, loss and, when a backward pass may follow, the chunk's dz = p - q (g = 1), row by row.
         LUONG_KERNEL(dev, cross_entropy_inplace<T>, n, vocab, pz, pb, pt + r0, ignore_index, static_cast<T>(eps),
                      row_loss.data<T>() + r0, want_grads);
         if (!want_grads) continue;
         if (want_dx)  // dx rows (n, H) = dz (n, V) W^T
-          LUONG_KERNEL(dev, gemm<T>, false, true, n, in_dim, vocab, T(1), pz, pw, T(0),
-                       node->dx.template data<T>() + r0 * in_dim);
+          weight_gemm<T>(true, n, in_dim, vocab, pz, w.data(), T(0), node->dx.template data<T>() + r0 * in_dim, w_copy);
         if (want_dw)  // dW (H, V) = x_rows^T dz for the first chunk, += for the others (no zero-fill pass)
           LUONG_KERNEL(dev, gemm<T>, true, false, in_dim, vocab, n, T(1), px + r0 * in_dim, pz, T(r0 == 0 ? 0 : 1),
                        node->dw.template data<T>());

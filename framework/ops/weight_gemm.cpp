@@ -1,5 +1,6 @@
 #include "framework/ops/weight_gemm.h"
 
+#include <atomic>
 #include <type_traits>
 #include <vector>
 
@@ -19,10 +20,14 @@ constexpr size_t kMaxEntries = 32;
 // need a packed copy nor should keep one alive for the rest of the scope (memory). An existing copy is used.
 constexpr int64_t kMaxRowsToPack = 256;
 
+// What an entry keeps of its weight: the CPU's packed panels (one layout per transposition), or a CUDA
+// weight's bf16 copy under bf16 GEMM precision (cuBLAS reads it either way round, so one per weight).
+enum class Form { cpu_packed, cpu_packed_transposed, cuda_bf16 };
+
 struct Entry {
   Tensor weight;  // held: its storage stays allocated, so the address identifies it for the entry's life
-  bool trans = false;
-  Tensor packed;
+  Form form = Form::cpu_packed;
+  Tensor copy;  // the packed panels (f32) or the bf16 values
 };
 
 struct Cache {
@@ -31,18 +36,38 @@ struct Cache {
 };
 
 thread_local Cache cache;
+std::atomic<bool> bf16_copies_enabled{true};
+
+const Entry* find(const Tensor& w, Form form) {
+  for (const Entry& e : cache.entries)
+    if (e.form == form && e.weight.raw() == w.raw() && e.weight.shape() == w.shape()) return &e;
+  return nullptr;
+}
 
 const float* find_or_pack(const Tensor& w, bool trans, int64_t m, int64_t k, int64_t n) {
-  const float* wp = w.data<float>();
-  for (const Entry& e : cache.entries)
-    if (e.trans == trans && e.weight.data<float>() == wp && e.weight.shape() == w.shape())
-      return e.packed.data<float>();
+  const Form form = trans ? Form::cpu_packed_transposed : Form::cpu_packed;
+  if (const Entry* e = find(w, form)) return e->copy.data<float>();
   if (m > kMaxRowsToPack || cache.entries.size() >= kMaxEntries) return nullptr;
   Tensor packed = Tensor::empty({cpu::packed_size(k, n)}, DType::f32, Device::cpu());
-  cpu::pack_b(trans, k, n, wp, packed.data<float>());
-  cache.entries.push_back({w, trans, packed});
+  cpu::pack_b(trans, k, n, w.data<float>(), packed.data<float>());
+  cache.entries.push_back({w, form, packed});
   return packed.data<float>();
 }
+
+#ifdef LUONG_WITH_CUDA
+// A CUDA weight's bf16 copy for this scope. Converting a 1000 x 4000 weight reads 16 MB and writes 8 MB:
+// done for every product, the decoder's step loop and the recurrences of the paper's model convert their
+// weights a few hundred times a step. Unlike the CPU's packing, large products keep a copy too: it costs
+// half the weight's size in device memory and the same weight usually serves small products in the scope.
+const uint16_t* find_or_convert(const Tensor& w) {
+  if (const Entry* e = find(w, Form::cuda_bf16)) return static_cast<const uint16_t*>(e->copy.raw());
+  if (cache.entries.size() >= kMaxEntries) return nullptr;
+  Tensor copy = Tensor::empty(w.shape(), DType::bf16, w.device());
+  cuda::float_to_bf16(w.numel(), w.data<float>(), static_cast<uint16_t*>(copy.raw()));
+  cache.entries.push_back({w, Form::cuda_bf16, copy});
+  return static_cast<const uint16_t*>(copy.raw());
+}
+#endif
 
 }  // namespace
 
@@ -69,14 +94,21 @@ template <class T>
 void weight_gemm(bool trans_w, int64_t m, int64_t n, int64_t k, const T* a, const Tensor& w, T beta, T* c,
                  bool cacheable) {
   if constexpr (std::is_same_v<T, float>) {
-    const bool packable = cacheable && cache.depth > 0 && !w.is_cuda() && m > 0 && n > 0 && k > 0 &&
-                          gemm_precision() == GemmPrecision::fp32 && cpu::packed_gemm_enabled();
-    if (packable) {
+    const bool reusable = cacheable && cache.depth > 0 && m > 0 && n > 0 && k > 0;
+    const GemmPrecision precision = gemm_precision();
+    if (reusable && !w.is_cuda() && precision == GemmPrecision::fp32 && cpu::packed_gemm_enabled()) {
       if (const float* packed = find_or_pack(w, trans_w, m, k, n)) return cpu::gemm_packed(m, n, k, a, packed, beta, c);
     }
+#ifdef LUONG_WITH_CUDA
+    if (reusable && w.is_cuda() && precision == GemmPrecision::bf16 && bf16_copies_enabled.load()) {
+      if (const uint16_t* w16 = find_or_convert(w)) return cuda::gemm_bf16_weight(trans_w, m, n, k, a, w16, beta, c);
+    }
+#endif
   }
   LUONG_KERNEL(w.device(), gemm<T>, false, trans_w, m, n, k, T(1), a, w.data<T>(), beta, c);
 }
+
+bool set_bf16_weight_copies_enabled(bool on) { return bf16_copies_enabled.exchange(on); }
 
 int64_t packed_weight_cache_entries() { return static_cast<int64_t>(cache.entries.size()); }
 

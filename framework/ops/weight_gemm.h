@@ -3,9 +3,11 @@
 // 130-180 to about 210 GFLOP/s).
 //
 // A PackedWeightScope marks a stretch of work during which weights are read-only: the decoder's step loop,
-// one backward pass, one lstm_sequence node, one greedy or beam decoding. Inside it, the first product with a given weight (and
-// transposition) packs it, and later ones reuse the packed copy; it is dropped when the outermost scope
-// ends. Outside any scope, and for CUDA tensors, float64, reduced GEMM precision or a CPU without AVX-512,
+// one backward pass, one lstm_sequence node, one greedy or beam decoding. Inside it, the first product with
+// a given weight (and transposition) packs it, and later ones reuse the packed copy; it is dropped when the
+// outermost scope ends. On CUDA under bf16 GEMM precision the kept copy is the weight converted to bf16, so
+// it is converted once per scope instead of once per product (same values, same cuBLAS call). Outside any
+// scope, and for float64, fp32 or tf32 on CUDA, reduced precision on the CPU or a CPU without AVX-512,
 // weight_gemm is plain gemm(). Scopes are per thread and nest.
 //
 // Only parameters are cached (see is_parameter_view): trainable leaves, which nothing writes during a
@@ -41,7 +43,11 @@ template <class T>
 void weight_gemm(bool trans_w, int64_t m, int64_t n, int64_t k, const T* a, const Tensor& w, T beta, T* c,
                  bool cacheable);
 
-// Packed copies alive in this thread's cache (tests).
+// Turns the CUDA bf16 copies on or off (on by default; off, every bf16 product converts its weight again),
+// for tests and for luong_step_bench --bf16-weight-copies to measure them. Returns the previous setting.
+bool set_bf16_weight_copies_enabled(bool on);
+
+// Packed or bf16 copies alive in this thread's cache (tests).
 int64_t packed_weight_cache_entries();
 
 }  // namespace luong

@@ -126,6 +126,15 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t m, int64_t 
   blas_batched(trans_a, trans_b, batch, m, n, k, alpha, a, b, beta, c);
 }
 
+void gemm_bf16_weight(bool trans_w, int64_t m, int64_t n, int64_t k, const float* a, const uint16_t* w, float beta,
+                      float* c) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) return scale_only(m * n, beta, c);
+  const DeviceBuffer a16(sizeof(uint16_t) * static_cast<size_t>(m * k));
+  float_to_bf16(m * k, a, a16.as<uint16_t>());
+  gemm_bf16(false, trans_w, m, n, k, 1.0f, a16.as<uint16_t>(), w, beta, c);
+}
+
 template void gemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, const float*, float, float*);
 template void gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, const double*, double,
                            double*);

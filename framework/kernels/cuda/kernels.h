@@ -103,6 +103,11 @@ void gemm_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, floa
                const uint16_t* b, float beta, float* c);
 void gemm_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
                const uint16_t* b, float beta, uint16_t* c);
+// C = A op(W) + beta C for a float32 A, converted to bf16 in scratch, and a W already converted (the copy
+// ops/weight_gemm.cpp keeps for a scope): the same values and the same cuBLAS call as gemm<float>(false,
+// trans_w, ..., alpha 1) under bf16 precision, without converting W again for every product.
+void gemm_bf16_weight(bool trans_w, int64_t m, int64_t n, int64_t k, const float* a, const uint16_t* w, float beta,
+                      float* c);
 // Round-to-nearest-even conversions (the same rounding as Tensor::to(DType::bf16) on the host).
 void float_to_bf16(int64_t n, const float* x, uint16_t* y);
 void bf16_to_float(int64_t n, const uint16_t* x, float* y);
