@@ -1,5 +1,6 @@
 // `luong average`: the parameter average of several checkpoints, written as a new checkpoint.
 //   luong average -o run/avg.h5 run/ckpt-9000.h5 run/ckpt-9500.h5 run/ckpt-10000.h5
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -7,7 +8,10 @@
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_average.h"
+#include "framework/io/config.h"
+#include "framework/io/config_value.h"
 #include "launch/commands.h"
+#include "models/nmt/nmt_config.h"
 
 namespace luong::cli {
 namespace {
@@ -17,9 +21,64 @@ struct AverageArgs {
   std::string output;
 };
 
+// Averaging parameters indexed by different vocabularies (same sizes, other words) or of differently wired
+// models gives a checkpoint that loads but translates garbage, so both must match exactly.
+void require_same_vocabulary(const Checkpoint& first, const Checkpoint& other, const std::string& name) {
+  const auto a = first.state.strings.find(name), b = other.state.strings.find(name);
+  if (a == first.state.strings.end() && b == other.state.strings.end()) return;
+  if (a == first.state.strings.end() || b == other.state.strings.end())
+    LUONG_FAIL("average: '", name, "' is in ", (a == first.state.strings.end() ? other.path : first.path),
+               " but missing from ", (a == first.state.strings.end() ? first.path : other.path));
+  const std::vector<std::string> x = split_string_list(a->second), y = split_string_list(b->second);
+  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i)
+    if (x[i] != y[i])
+      LUONG_FAIL("average: vocabulary '", name, "' of ", other.path, " differs from ", first.path, " at item ", i,
+                 ": '", y[i], "' vs '", x[i], "' (checkpoints with different vocabularies cannot be averaged)");
+  if (x.size() != y.size())
+    LUONG_FAIL("average: vocabulary '", name, "' has ", y.size(), " items in ", other.path, " but ", x.size(), " in ",
+               first.path, " (checkpoints with different vocabularies cannot be averaged)");
+}
+
+void require_same_model_config(const Checkpoint& first, const Checkpoint& other) {
+  const auto a = first.state.strings.find("config"), b = other.state.strings.find("config");
+  if (a == first.state.strings.end() && b == other.state.strings.end()) return;
+  if (a == first.state.strings.end() || b == other.state.strings.end())
+    LUONG_FAIL("average: the stored config is in ", (a == first.state.strings.end() ? other.path : first.path),
+               " but missing from ", (a == first.state.strings.end() ? first.path : other.path));
+  const Config x = Config::load_string(nmt::nmt_schema(), a->second, first.path + ":/config");
+  const Config y = Config::load_string(nmt::nmt_schema(), b->second, other.path + ":/config");
+  for (const KeySpec& key : x.schema().keys()) {
+    if (key.path.rfind("model.", 0) != 0) continue;
+    const std::string vx = value_to_yaml(x.get(key.path)), vy = value_to_yaml(y.get(key.path));
+    if (vx != vy)
+      LUONG_FAIL("average: model config differs: ", key.path, " is ", vy, " in ", other.path, " but ", vx, " in ",
+                 first.path, " (checkpoints of different models cannot be averaged)");
+  }
+}
+
+void require_compatible(const Checkpoint& first, const Checkpoint& other) {
+  require_same_vocabulary(first, other, "vocab/src");
+  require_same_vocabulary(first, other, "vocab/tgt");
+  require_same_model_config(first, other);
+}
+
+// Writing over an input would destroy it (and the average would silently replace a training checkpoint).
+void require_output_is_not_an_input(const AverageArgs& a) {
+  namespace fs = std::filesystem;
+  for (const auto& in : a.inputs) {
+    std::error_code ec;
+    const bool same = fs::exists(a.output, ec) ? fs::equivalent(a.output, in, ec)
+                                               : fs::weakly_canonical(a.output, ec) == fs::weakly_canonical(in, ec);
+    if (same)
+      LUONG_FAIL("average: --output ", a.output, " is the input checkpoint ", in,
+                 "; write the average to a new file");
+  }
+}
+
 void run(const AverageArgs& a) {
-  LUONG_CHECK(a.inputs.size() >= 2, "luong average needs at least two checkpoints, got ", a.inputs.size());
-  const StateDict avg = average_checkpoints(a.inputs);
+  if (a.inputs.size() < 2) LUONG_FAIL("average needs at least two checkpoints, got ", a.inputs.size());
+  require_output_is_not_an_input(a);
+  const StateDict avg = average_checkpoints(a.inputs, require_compatible);
   std::string sources;
   for (const auto& p : a.inputs) sources += (sources.empty() ? "" : ",") + p;
   save_checkpoint(a.output, avg, {{"averaged_from", sources}});
@@ -28,9 +87,10 @@ void run(const AverageArgs& a) {
 
 const bool kRegistered = add_command([](CLI::App& app) {
   auto args = std::make_shared<AverageArgs>();
-  auto* cmd = app.add_subcommand("average", "Average the parameters of several checkpoints into a new one");
+  auto* cmd = app.add_subcommand("average", "Average the parameters of several checkpoints into a new one "
+                                            "(same vocabularies and model config; the output must be a new file)");
   cmd->add_option("checkpoints", args->inputs, "Checkpoints to average")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--output,-o", args->output, "Output checkpoint")->required();
+  cmd->add_option("--output,-o", args->output, "Output checkpoint (not one of the inputs)")->required();
   cmd->callback([args] { run(*args); });
 });
 

@@ -1,7 +1,9 @@
 // `luong eval`: perplexity (teacher-forced) and BLEU of beam-search translations of a checkpoint.
 //   luong eval --checkpoint run/best.h5 --src test.en --ref test.de [--beam 5] [--json]
+#include <algorithm>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -23,20 +25,57 @@ struct EvalArgs {
   bool json = false;
 };
 
+// The teacher-forced loss over every pair, in length-sorted chunks of a few batches so a progress line can
+// follow a long test set (the summed loss does not depend on how pairs are grouped).
+ValidationResult perplexity_pass(const nmt::Translator& translator, const nmt::Corpus& corpus, const TranslateArgs& t) {
+  std::vector<nmt::Example> sorted = corpus.examples;
+  std::stable_sort(sorted.begin(), sorted.end(),
+                   [](const nmt::Example& a, const nmt::Example& b) { return a.src.size() < b.src.size(); });
+  const size_t chunk = static_cast<size_t>(t.batch_size) * 4;
+  PassProgress progress("eval: perplexity", sorted.size(), t.progress);
+  progress.update(0);
+  ValidationResult total;
+  for (size_t start = 0; start < sorted.size(); start += chunk) {
+    nmt::Corpus part;
+    const size_t end = std::min(sorted.size(), start + chunk);
+    part.examples.assign(sorted.begin() + static_cast<std::ptrdiff_t>(start),
+                         sorted.begin() + static_cast<std::ptrdiff_t>(end));
+    const ValidationResult r = nmt::evaluate_loss(translator.model(), part, t.batch_size, translator.device());
+    total.loss_sum += r.loss_sum;
+    total.tokens += r.tokens;
+    progress.update(end);
+  }
+  return total;
+}
+
+// The reference as sacreBLEU reads it, with the file reader's errors (directory, NUL byte, unreadable).
+std::vector<std::string> read_reference(const std::string& path) {
+  const std::string text = nmt::read_text_file(path);
+  nmt::check_no_nul(text, "file '" + path + "'");
+  std::istringstream in(text);
+  return bleu::read_lines(in, path);
+}
+
 void run(const EvalArgs& a) {
+  validate_translate_args(a.t);
   nmt::Translator translator(a.t.checkpoint, Device::parse(a.t.device));
   // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
   // Perplexity over every pair (no length limit: the test set must stay whole).
   const nmt::ParallelText text = nmt::read_parallel(a.src, a.ref);
+  // A perplexity and BLEU of nothing would print as 0 and look like a (terrible) result.
+  if (text.lines == 0) LUONG_FAIL("eval: test set ", a.src, " is empty (no lines)");
+  if (text.src.empty())
+    LUONG_FAIL("eval: test set ", a.src, " / ", a.ref, " has no pair where both sides are non-empty (", text.lines,
+               " lines)");
   const nmt::Corpus corpus = nmt::encode_corpus(nmt::tokenize_corpus(text, translator.tokenizer()),
                                                 translator.src_vocab(), translator.tgt_vocab(), 0);
-  const ValidationResult v = nmt::evaluate_loss(translator.model(), corpus, a.t.batch_size, translator.device());
-  const double ppl = v.tokens ? std::exp(v.loss_sum / static_cast<double>(v.tokens)) : 0.0;
+  const ValidationResult v = perplexity_pass(translator, corpus, a.t);
+  const double ppl = std::exp(v.loss_sum / static_cast<double>(v.tokens));
   // BLEU of the translations of every source line against the raw reference lines.
   const auto sources = nmt::read_lines(a.src);
-  const auto refs = bleu::read_lines_from_file(a.ref);
-  const auto translations = translate_with_progress(translator, sources, a.t, !a.json);
+  const auto refs = read_reference(a.ref);
+  const auto translations = translate_with_progress(translator, sources, a.t, "eval: decoding");
   std::vector<std::string> hyps;
   for (const auto& tr : translations) hyps.push_back(tr.text);
   write_attention_plots(a.t, translations);
@@ -50,12 +89,13 @@ void run(const EvalArgs& a) {
   } else {
     std::cout << "perplexity " << ppl << " over " << v.tokens << " target tokens\n" << score.format(2, bleu::signature()) << "\n";
   }
+  flush_stdout();
 }
 
 const bool kRegistered = add_command([](CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   auto* cmd = app.add_subcommand("eval", "Perplexity and BLEU (beam search) of a checkpoint on a test set");
-  add_translate_options(*cmd, args->t);
+  add_translate_options(*cmd, args->t, /*with_n_best=*/false);
   cmd->add_option("--src", args->src, "Source sentences, one per line")->required()->check(CLI::ExistingFile);
   cmd->add_option("--ref", args->ref, "Reference translations, one per line")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--json", args->json, "Print one JSON line for scripts");

@@ -59,6 +59,8 @@ void dry_run(const sweep::SweepSpec& spec, const std::vector<sweep::Trial>& tria
 
 void run(const SweepArgs& a) {
   const sweep::SweepSpec spec = sweep::load_sweep_spec(a.spec);
+  // Unknown keys anywhere and bad fixed values are spec errors (file:line), not a sweep of invalid trials.
+  sweep::check_spec_keys(spec, run_schema());
   const std::vector<sweep::Trial> trials = sweep::plan_trials(spec);
   sweep::SweepOptions o;
   o.out_dir = a.out;
@@ -101,7 +103,15 @@ const bool kRegistered = add_command([](CLI::App& app) {
   auto* cmd = app.add_subcommand("sweep", "Grid / random hyper-parameter search: one `luong train` per trial, results table and plot");
   cmd->add_option("spec", args->spec, "Sweep spec (YAML, see docs/SWEEPS.md)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--out,-o", args->out, "Sweep directory: trials/<name>/ run dirs, results.csv/.md, valid_ppl.svg")->required();
-  cmd->add_option("--parallel,-j", args->parallel, "Trials at once (overrides the spec's parallel)")->check(CLI::PositiveNumber);
+  // CLI::PositiveNumber would say "Value 0 not in range 0.000000 to 1797693134862315708145...".
+  const CLI::Validator at_least_one(
+      [](std::string& v) {
+        int64_t n = 0;
+        return CLI::detail::lexical_cast(v, n) && n >= 1 ? std::string() : "must be >= 1 (trials at once), got " + v;
+      },
+      "INT>=1");
+  cmd->add_option("--parallel,-j", args->parallel, "Trials at once (overrides the spec's parallel)")
+      ->check(at_least_one);
   cmd->add_flag("--json", args->json, "Print the results table as a JSON array on stdout (progress goes to stderr)");
   cmd->add_flag("--retry-failed", args->retry_failed, "Run failed trials again (finished ok trials are always skipped)");
   cmd->add_flag("--dry-run,-n", args->dry_run, "List the trials, their validity and command lines; run nothing");

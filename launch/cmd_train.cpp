@@ -1,5 +1,6 @@
 // `luong train`: trains a model from a YAML config, on one process or under mpirun.
 //   luong train --config configs/multi30k.yaml --run-dir checkpoints/m30k [--set k=v ...] [--resume auto]
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -8,10 +9,12 @@
 #include <nlohmann/json.hpp>
 
 #include "framework/dist/bootstrap.h"
+#include "framework/io/checkpoint_dir.h"
 #include "framework/optim/optimizer.h"
 #include "framework/optim/schedule.h"
 #include "framework/train/trainer.h"
 #include "launch/commands.h"
+#include "launch/config_diff.h"
 #include "launch/run_config.h"
 #include "models/nmt/nmt_task.h"
 
@@ -23,9 +26,54 @@ struct TrainArgs {
   std::string run_dir;
   std::vector<std::string> sets;
   std::string resume;
+  bool overwrite = false;
   bool json = false;
   bool quiet = false;
 };
+
+// Checks the run directory before any data is loaded: it must be a directory this process can create,
+// and a fresh run (no --resume) must not mix its checkpoints with another run's. --overwrite deletes the
+// old run's checkpoints, best.h5 and metrics.jsonl first.
+void prepare_run_dir(const TrainArgs& a) {
+  namespace fs = std::filesystem;
+  LUONG_CHECK(!a.run_dir.empty(), "--run-dir is empty: name the directory for checkpoints and metrics");
+  std::error_code ec;
+  if (fs::exists(a.run_dir, ec) && !fs::is_directory(a.run_dir, ec))
+    LUONG_FAIL("--run-dir ", a.run_dir, " exists and is not a directory");
+  fs::create_directories(a.run_dir, ec);
+  if (ec) LUONG_FAIL("--run-dir ", a.run_dir, ": cannot create it: ", ec.message());
+  if (!a.resume.empty() || !holds_checkpoints(a.run_dir)) return;
+  if (!a.overwrite)
+    LUONG_FAIL("--run-dir ", a.run_dir, " already holds a run's checkpoints: continue it with --resume auto, ",
+               "or start over with --overwrite (deletes its checkpoints, best.h5 and metrics.jsonl), or choose ",
+               "another --run-dir");
+  for (const auto& f : list_checkpoints(a.run_dir)) fs::remove(f.path);
+  fs::remove(best_checkpoint_path(a.run_dir), ec);
+  fs::remove(fs::path(a.run_dir) / "metrics.jsonl", ec);
+}
+
+void print_summary(const TrainSummary& s, bool json) {
+  const bool validated = s.best_valid_ppl > 0;  // never validated: no data.valid_* or no validation yet
+  if (json) {
+    auto or_null = [](bool known, double v) { return known ? nlohmann::json(v) : nlohmann::json(nullptr); };
+    std::cout << nlohmann::json{{"steps", s.steps},
+                                {"epochs", s.epochs_completed},
+                                {"best_valid_ppl", or_null(validated, s.best_valid_ppl)},
+                                {"last_valid_ppl", or_null(validated, s.last_valid_ppl)},
+                                {"train_loss", or_null(s.trained, s.last_train_loss)},
+                                {"tokens_per_s", s.tokens_per_s},
+                                {"elapsed_s", s.elapsed_s},
+                                {"stop_reason", s.stop_reason},
+                                {"resumed_from", s.resumed_from}}
+                     .dump()
+              << "\n";
+  } else {
+    std::cout << "steps " << s.steps << ", epochs " << s.epochs_completed << ", best valid ppl "
+              << (validated ? str(s.best_valid_ppl) : std::string("n/a")) << ", "
+              << static_cast<int64_t>(s.tokens_per_s) << " target tokens/s, " << format_duration(s.elapsed_s) << " ("
+              << s.stop_reason << ")\n";
+  }
+}
 
 TrainerOptions trainer_options(const nmt::NmtConfig& c, const TrainArgs& a) {
   TrainerOptions o;
@@ -47,13 +95,15 @@ TrainerOptions trainer_options(const nmt::NmtConfig& c, const TrainArgs& a) {
 }
 
 void run(const TrainArgs& a) {
+  LUONG_CHECK(a.resume.empty() || !a.overwrite, "--overwrite starts a run over; it cannot be combined with --resume");
   LoadedConfig cfg = load_run_config(a.config, a.sets);
   const nmt::NmtConfig& c = cfg.nmt;
   auto group = make_process_group(c.dist.backend, Device::parse(c.device));
-  group->set_timeout(std::chrono::seconds(c.dist.timeout_s));
   const bool root = group->rank() == 0;
-  auto log = [&](const std::string& s) {
-    if (root && !a.quiet) std::cerr << s << "\n";
+  if (root) prepare_run_dir(a);
+  group->set_timeout(std::chrono::seconds(c.dist.timeout_s));
+  auto log = [&](const std::string& s) {  // --quiet keeps warnings
+    if (root && (!a.quiet || s.rfind("warning:", 0) == 0)) std::cerr << s << "\n";
   };
   if (root) log(str("luong ", LUONG_VERSION, ": ", group->size(), " process(es), backend ", group->backend()));
 
@@ -67,34 +117,25 @@ void run(const TrainArgs& a) {
   auto schedule = make_schedule(c.optim.schedule, so);
 
   TrainerOptions to = trainer_options(c, a);
-  to.checkpoint_strings["config"] = cfg.config.dump();
-  if (root && !a.run_dir.empty()) {
-    std::filesystem::create_directories(a.run_dir);
-    std::ofstream(a.run_dir + "/config.yaml") << cfg.config.dump();
+  const std::string config_text = cfg.config.dump();
+  to.checkpoint_strings["config"] = config_text;
+  // The run directory's metadata is written once the run has resumed (or started): a refused resume
+  // (another model size, other data) leaves the directory as it was.
+  to.on_started = [&] {
+    std::ofstream(a.run_dir + "/config.yaml") << config_text;
     task.src_vocab().save(a.run_dir + "/vocab.src.txt");
     task.tgt_vocab().save(a.run_dir + "/vocab.tgt.txt");
-  }
+  };
+  to.config_changes = [&](const std::string& saved, int64_t saved_world) {
+    return config_changes(saved, config_text, saved_world, group->size());
+  };
   install_stop_signal_handlers();
   Trainer trainer(task, *optimizer, *schedule, *group, to);
   const TrainSummary s = trainer.run();
-  if (!root) return;
-  if (a.json) {
-    std::cout << nlohmann::json{{"steps", s.steps},
-                                {"epochs", s.epochs_completed},
-                                {"best_valid_ppl", s.best_valid_ppl},
-                                {"last_valid_ppl", s.last_valid_ppl},
-                                {"train_loss", s.last_train_loss},
-                                {"tokens_per_s", s.tokens_per_s},
-                                {"elapsed_s", s.elapsed_s},
-                                {"stop_reason", s.stop_reason},
-                                {"resumed_from", s.resumed_from}}
-                     .dump()
-              << "\n";
-  } else {
-    std::cout << "steps " << s.steps << ", epochs " << s.epochs_completed << ", best valid ppl " << s.best_valid_ppl
-              << ", " << static_cast<int64_t>(s.tokens_per_s) << " target tokens/s, " << format_duration(s.elapsed_s)
-              << " (" << s.stop_reason << ")\n";
-  }
+  if (root) print_summary(s, a.json);
+  // Stopped by a signal: the checkpoint is saved, and the exit status says the run did not finish
+  // (128 + signal, as a shell reports it), so `luong train ... && luong eval ...` does not go on.
+  if (const int sig = stop_signal()) throw CLI::RuntimeError(128 + sig);
 }
 
 const bool kRegistered = add_command([](CLI::App& app) {
@@ -105,8 +146,10 @@ const bool kRegistered = add_command([](CLI::App& app) {
       ->required();
   cmd->add_option("--set", args->sets, "Override a config key: --set section.key=value (repeatable)");
   cmd->add_option("--resume", args->resume, "'auto' (newest valid checkpoint in the run dir) or a checkpoint path");
+  cmd->add_flag("--overwrite", args->overwrite,
+                "Start over in a run dir that holds another run: deletes its checkpoints, best.h5 and metrics.jsonl");
   cmd->add_flag("--json", args->json, "Print the summary as one JSON line");
-  cmd->add_flag("--quiet,-q", args->quiet, "No progress output");
+  cmd->add_flag("--quiet,-q", args->quiet, "No progress line or informational messages (warnings still show)");
   cmd->callback([args] { run(*args); });
 });
 

@@ -1,5 +1,5 @@
 // `luong translate`: sentences on stdin, translations on stdout (one per line; with --n-best N, N lines
-// "index ||| translation ||| score" per sentence).
+// "index ||| translation ||| score" per sentence). An empty input line gives an empty output line.
 #include <iostream>
 #include <memory>
 
@@ -8,23 +8,19 @@
 #include "framework/core/precision.h"
 #include "launch/commands.h"
 #include "launch/translate_util.h"
-#include "models/nmt/data/utf8.h"
+#include "models/nmt/data/text_reader.h"
 
 namespace luong::cli {
 namespace {
 
 void run(const TranslateArgs& a) {
+  validate_translate_args(a);
   nmt::Translator translator(a.checkpoint, Device::parse(a.device));
   // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
-  std::vector<std::string> lines;
-  for (std::string line; std::getline(std::cin, line);) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    const int64_t bad = nmt::utf8_invalid_offset(line);
-    LUONG_CHECK(bad < 0, "stdin line ", lines.size() + 1, ": invalid UTF-8 at byte ", bad);
-    lines.push_back(line);
-  }
-  const auto translations = translate_with_progress(translator, lines, a, false);
+  // Errors name the line: unreadable stdin, invalid UTF-8, NUL bytes.
+  const std::vector<std::string> lines = nmt::read_stdin_lines();
+  const auto translations = translate_with_progress(translator, lines, a, "translate:");
   for (size_t i = 0; i < translations.size(); ++i) {
     if (a.n_best <= 1) {
       std::cout << translations[i].text << "\n";
@@ -34,14 +30,14 @@ void run(const TranslateArgs& a) {
       std::cout << i << " ||| " << translator.tokenizer().detokenize(translator.tgt_vocab().decode(h.tokens))
                 << " ||| " << h.score << "\n";
   }
-  std::cout.flush();
+  flush_stdout();
   write_attention_plots(a, translations);
 }
 
 const bool kRegistered = add_command([](CLI::App& app) {
   auto args = std::make_shared<TranslateArgs>();
   auto* cmd = app.add_subcommand("translate", "Translate sentences from stdin to stdout with a checkpoint");
-  add_translate_options(*cmd, *args);
+  add_translate_options(*cmd, *args, /*with_n_best=*/true);
   cmd->callback([args] { run(*args); });
 });
 

@@ -15,5 +15,8 @@ bool add_command(CommandSetup setup);
 void register_commands(CLI::App& app);
 // Process-level set-up before anything else runs (BLAS core type, thread counts).
 void prepare_process(int argc, char** argv);
+// Flushes std::cout and throws "cannot write to standard output: <reason>" when any write failed (a full
+// disk, /dev/full): output that was lost must not end in exit status 0.
+void flush_stdout();
 
 }  // namespace luong::cli

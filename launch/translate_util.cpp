@@ -1,10 +1,14 @@
 #include "launch/translate_util.h"
 
+#include <unistd.h>
+
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
+#include "framework/core/error.h"
 #include "framework/io/heatmap.h"
 
 namespace luong::cli {
@@ -24,19 +28,55 @@ void write_translation_heatmap(const std::string& path, const nmt::Translation& 
 
 }  // namespace
 
-void add_translate_options(CLI::App& cmd, TranslateArgs& a) {
+void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool with_n_best) {
+  // Ranges are checked by validate_translate_args, not CLI11 validators: CLI11's range message
+  // ("Value 0 not in range 0.000000 to 1.797693e+308") does not say what is allowed.
   cmd.add_option("--checkpoint", a.checkpoint, "Checkpoint file (e.g. run/best.h5)")->required()->check(CLI::ExistingFile);
   cmd.add_option("--device", a.device, "cpu, cuda or cuda:N")->capture_default_str();
-  cmd.add_option("--beam", a.beam, "Beam size (1 = greedy)")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd.add_option("--length-penalty", a.length_penalty, "GNMT length-normalisation alpha (0 = none)")->capture_default_str();
-  cmd.add_option("--max-len-ratio", a.max_len_ratio, "Output length limit as a multiple of the source length")->capture_default_str();
-  cmd.add_option("--batch-size", a.batch_size, "Sentences decoded together")->capture_default_str()->check(CLI::PositiveNumber);
-  cmd.add_option("--n-best", a.n_best, "Hypotheses printed per sentence (translate)")->capture_default_str()->check(CLI::PositiveNumber);
+  cmd.add_option("--beam", a.beam, str("Beam size, 1 (greedy) to ", kMaxBeam))->capture_default_str();
+  cmd.add_option("--length-penalty", a.length_penalty, "GNMT length-normalisation alpha >= 0 (0 = none)")
+      ->capture_default_str();
+  cmd.add_option("--max-len-ratio", a.max_len_ratio, "Output length limit as a multiple (>= 0.1) of the source length")
+      ->capture_default_str();
+  cmd.add_option("--batch-size", a.batch_size, "Sentences decoded together (>= 1)")->capture_default_str();
+  if (with_n_best)
+    cmd.add_option("--n-best", a.n_best, "Hypotheses printed per sentence (at most --beam)")->capture_default_str();
   cmd.add_flag("--unk-replace", a.unk_replace, "Replace <unk> with the most-attended source word (Luong et al. 2015)");
   cmd.add_option("--dictionary", a.dictionary, "With --unk-replace: 'source<TAB>target' lines to translate that word")
       ->check(CLI::ExistingFile);
   cmd.add_option("--attention-plot", a.attention_plot, "Directory for attention heatmaps (PNG) of the first sentences");
-  cmd.add_option("--plot-count", a.plot_count, "How many sentences --attention-plot draws")->capture_default_str();
+  cmd.add_option("--plot-count", a.plot_count, "How many sentences --attention-plot draws (>= 0)")
+      ->capture_default_str();
+  cmd.add_flag("--progress", a.progress, "Progress lines on stderr even when it is not a terminal");
+}
+
+void validate_translate_args(const TranslateArgs& a) {
+  if (a.beam < 1) LUONG_FAIL("--beam must be >= 1, got ", a.beam);
+  if (a.beam > kMaxBeam)
+    LUONG_FAIL("--beam must be at most ", kMaxBeam, ", got ", a.beam, " (wider beams need memory for every beam "
+               "entry and do not translate better)");
+  // The same bounds as eval.length_penalty and eval.max_len_ratio in the config schema.
+  if (!std::isfinite(a.length_penalty) || a.length_penalty < 0.0)
+    LUONG_FAIL("--length-penalty must be a finite number >= 0 (0 = no length normalisation), got ", a.length_penalty);
+  if (!std::isfinite(a.max_len_ratio) || a.max_len_ratio < 0.1)
+    LUONG_FAIL("--max-len-ratio must be a finite number >= 0.1, got ", a.max_len_ratio);
+  if (a.batch_size < 1) LUONG_FAIL("--batch-size must be >= 1, got ", a.batch_size);
+  if (a.n_best < 1) LUONG_FAIL("--n-best must be >= 1, got ", a.n_best);
+  if (a.plot_count < 0) LUONG_FAIL("--plot-count must be >= 0, got ", a.plot_count);
+}
+
+PassProgress::PassProgress(std::string what, size_t total, bool forced)
+    : what_(std::move(what)), total_(total), enabled_(forced || isatty(STDERR_FILENO) != 0) {}
+
+void PassProgress::update(size_t done) {
+  if (!enabled_) return;
+  // Every few seconds at most: enough to show a long pass is alive without flooding a log.
+  constexpr auto kEvery = std::chrono::seconds(3);
+  const auto now = std::chrono::steady_clock::now();
+  if (reported_ && done < total_ && now - last_ < kEvery) return;
+  reported_ = true;
+  last_ = now;
+  line_.message(str(what_, " ", done, "/", total_, " sentences"));
 }
 
 nmt::TranslateOptions translate_options(const TranslateArgs& a) {
@@ -54,10 +94,12 @@ nmt::TranslateOptions translate_options(const TranslateArgs& a) {
 
 std::vector<nmt::Translation> translate_with_progress(const nmt::Translator& translator,
                                                       const std::vector<std::string>& sentences,
-                                                      const TranslateArgs& args, bool progress) {
+                                                      const TranslateArgs& args, const std::string& what) {
   const nmt::TranslateOptions o = translate_options(args);
   std::vector<nmt::Translation> out;
   out.reserve(sentences.size());
+  PassProgress progress(what, sentences.size(), args.progress);
+  progress.update(0);
   // Chunks of several batches: progress lines without slowing decoding down.
   const size_t chunk = static_cast<size_t>(args.batch_size) * 4;
   for (size_t start = 0; start < sentences.size(); start += chunk) {
@@ -65,7 +107,7 @@ std::vector<nmt::Translation> translate_with_progress(const nmt::Translator& tra
     std::vector<std::string> part(sentences.begin() + static_cast<std::ptrdiff_t>(start),
                                   sentences.begin() + static_cast<std::ptrdiff_t>(end));
     for (auto& t : translator.translate(part, o)) out.push_back(std::move(t));
-    if (progress) std::cerr << "translated " << end << "/" << sentences.size() << " sentences\n";
+    progress.update(end);
   }
   return out;
 }

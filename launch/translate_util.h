@@ -1,8 +1,11 @@
 // Options and helpers shared by `luong translate` and `luong eval`.
 #pragma once
+#include <chrono>
+#include <cstddef>
 #include <string>
 #include <vector>
 
+#include "framework/train/progress.h"
 #include "models/nmt/translator.h"
 
 namespace CLI {
@@ -23,14 +26,39 @@ struct TranslateArgs {
   std::string dictionary;
   std::string attention_plot;  // directory for heatmaps; "" = none
   int64_t plot_count = 10;
+  bool progress = false;  // progress lines on stderr even when it is not a terminal
 };
 
-void add_translate_options(CLI::App& cmd, TranslateArgs& args);
+// The widest beam the CLI accepts: beyond it decoding needs memory per beam entry and vocabulary word
+// (2^31 fails with bad_alloc) and translations do not improve.
+inline constexpr int64_t kMaxBeam = 256;
+
+// `with_n_best`: only translate prints n-best lists; eval scores the best hypothesis alone.
+void add_translate_options(CLI::App& cmd, TranslateArgs& args, bool with_n_best);
+// Throws naming the option, the value and the allowed range (the eval.* ranges of the config schema).
+void validate_translate_args(const TranslateArgs& args);
 nmt::TranslateOptions translate_options(const TranslateArgs& args);
-// Translates in batches, reporting progress on stderr when `progress` is set.
+
+// "eval: perplexity 1200/5000 sentences" lines on stderr while a long pass runs: at the start, then at most
+// every few seconds, when stderr is a terminal or --progress was given.
+class PassProgress {
+ public:
+  PassProgress(std::string what, size_t total, bool forced);
+  void update(size_t done);
+
+ private:
+  std::string what_;
+  size_t total_;
+  bool enabled_;
+  ProgressLine line_;
+  std::chrono::steady_clock::time_point last_{};
+  bool reported_ = false;
+};
+
+// Translates in batches, reporting progress on stderr as "<what> N/M sentences" (see PassProgress).
 std::vector<nmt::Translation> translate_with_progress(const nmt::Translator& translator,
                                                       const std::vector<std::string>& sentences,
-                                                      const TranslateArgs& args, bool progress);
+                                                      const TranslateArgs& args, const std::string& what);
 // Writes attention_plot/<n>.png for the first plot_count translations (when attention_plot is set).
 void write_attention_plots(const TranslateArgs& args, const std::vector<nmt::Translation>& translations);
 

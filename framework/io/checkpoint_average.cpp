@@ -14,18 +14,24 @@ bool is_model_float(const std::string& name, const Tensor& t) {
 
 }  // namespace
 
-StateDict average_checkpoints(const std::vector<std::string>& paths) {
+StateDict average_checkpoints(const std::vector<std::string>& paths, const AverageCompatibility& compatible) {
   LUONG_CHECK(!paths.empty(), "average_checkpoints: no checkpoints given");
   std::map<std::string, Tensor> sums;  // float64 running sums of the model tensors
   std::string first;                   // the file that defined the parameter set
+  Checkpoint reference;                // the first file without its tensors, for `compatible`
   StateDict last;
   for (const auto& path : paths) {
     Checkpoint c = load_checkpoint(path);
     if (first.empty()) {
       first = path;
+      reference.path = c.path;
+      reference.metadata = c.metadata;
+      reference.format_version = c.format_version;
+      reference.state.strings = c.state.strings;
       for (const auto& [name, t] : c.state.tensors)
         if (is_model_float(name, t)) sums[name] = t.to(DType::f64).clone();
     } else {
+      if (compatible) compatible(reference, c);
       for (auto& [name, sum] : sums) {
         auto it = c.state.tensors.find(name);
         if (it == c.state.tensors.end())

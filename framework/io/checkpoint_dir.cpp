@@ -1,5 +1,6 @@
 #include "framework/io/checkpoint_dir.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,9 +61,34 @@ LatestCheckpoint find_latest_valid(const std::string& run_dir) {
   return result;
 }
 
+std::string best_checkpoint_path(const std::string& run_dir) { return (fs::path(run_dir) / "best.h5").string(); }
+
+bool holds_checkpoints(const std::string& run_dir) {
+  std::error_code ec;
+  return !list_checkpoints(run_dir).empty() || fs::exists(best_checkpoint_path(run_dir), ec);
+}
+
+std::vector<std::string> remove_stale_temp_files(const std::string& run_dir) {
+  std::vector<std::string> removed;
+  std::error_code ec;
+  if (!fs::is_directory(run_dir, ec)) return removed;
+  for (const auto& entry : fs::directory_iterator(run_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    const size_t at = name.rfind(".tmp.");
+    if (at == std::string::npos || !entry.is_regular_file(ec)) continue;
+    const std::string pid_text = name.substr(at + 5);
+    pid_t pid = 0;
+    auto [ptr, err] = std::from_chars(pid_text.data(), pid_text.data() + pid_text.size(), pid);
+    if (err != std::errc() || ptr != pid_text.data() + pid_text.size() || pid <= 0) continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // its writer may still be running
+    if (fs::remove(entry.path(), ec)) removed.push_back(entry.path().string());
+  }
+  return removed;
+}
+
 void mark_best(const std::string& run_dir, int64_t step) {
   const std::string src = checkpoint_path(run_dir, step);
-  const std::string best = (fs::path(run_dir) / "best.h5").string();
+  const std::string best = best_checkpoint_path(run_dir);
   const std::string tmp = best + ".tmp." + std::to_string(::getpid());
   if (!fs::is_regular_file(src)) LUONG_FAIL("mark_best: checkpoint ", src, " does not exist");
   std::remove(tmp.c_str());

@@ -33,6 +33,13 @@ std::string checkpoint_path(const std::string& run_dir, int64_t step);
 std::vector<CheckpointFile> list_checkpoints(const std::string& run_dir);
 // The newest checkpoint that loads and verifies, skipping corrupted or truncated ones.
 LatestCheckpoint find_latest_valid(const std::string& run_dir);
+// "<run_dir>/best.h5".
+std::string best_checkpoint_path(const std::string& run_dir);
+// True when run_dir holds a ckpt-<step>.h5 or best.h5: a run lives there.
+bool holds_checkpoints(const std::string& run_dir);
+// Deletes the temp files (`<name>.tmp.<pid>`) that saves killed midway left in run_dir, skipping those of
+// a process still alive on this host, and returns their paths.
+std::vector<std::string> remove_stale_temp_files(const std::string& run_dir);
 // Makes <run_dir>/best.h5 the same file as ckpt-<step>.h5 (atomically replacing an older best.h5).
 void mark_best(const std::string& run_dir, int64_t step);
 // Deletes all but the newest `keep_last` ckpt-<step>.h5 files (best.h5 is never touched) and returns the

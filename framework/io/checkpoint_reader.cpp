@@ -1,5 +1,8 @@
 // load_checkpoint: opens, walks every dataset, dispatches on its `kind`, then verifies the checksum.
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <vector>
 
 #include "framework/io/checkpoint.h"
@@ -28,7 +31,14 @@ class Reader {
   void open() {
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (!fs::is_regular_file(path_, ec)) LUONG_FAIL("checkpoint ", path_, ": no such file");
+    if (fs::is_directory(path_, ec))
+      LUONG_FAIL("checkpoint ", path_, " is a directory, expected a checkpoint file (e.g. ", path_, "/best.h5)");
+    if (!fs::exists(path_, ec)) LUONG_FAIL("checkpoint ", path_, ": no such file");
+    if (!fs::is_regular_file(path_, ec)) LUONG_FAIL("checkpoint ", path_, " is not a regular file");
+    // HDF5 answers "not an HDF5 file" for a file it cannot open at all; say why instead.
+    errno = 0;
+    if (!std::ifstream(path_, std::ios::binary))
+      LUONG_FAIL("cannot read checkpoint ", path_, ": ", std::strerror(errno ? errno : EACCES));
     if (H5Fis_hdf5(path_.c_str()) <= 0)
       hdf5::fail(path_, "not an HDF5 file (corrupted, truncated or not a checkpoint)");
     file_ = Handle(hdf5::check(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), path_,

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -27,7 +28,8 @@ YAML::Node parse_yaml(const std::string& text, const std::string& source) {
   try {
     return YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    LUONG_FAIL("config ", source, ":", e.mark.line + 1, ":", e.mark.column + 1, ": malformed YAML: ", e.msg);
+    LUONG_FAIL("config ", source, ":", e.mark.line + 1, ":", e.mark.column + 1, ": malformed YAML: ",
+               printable(e.msg));
   }
 }
 
@@ -38,6 +40,10 @@ Config::Config(ConfigSchema schema) : schema_(std::move(schema)) {
 }
 
 Config Config::load_file(ConfigSchema schema, const std::string& path) {
+  // An ifstream opens a directory without complaint and reads nothing: that would silently give the defaults.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    LUONG_FAIL("config file '", path, "' is a directory, expected a YAML file");
   std::ifstream in(path, std::ios::binary);
   if (!in) LUONG_FAIL("config file '", path, "' cannot be read: ", std::strerror(errno));
   std::ostringstream text;
@@ -59,31 +65,41 @@ void Config::merge_text(const std::string& text, const std::string& source) {
   if (!root.IsMap())
     LUONG_FAIL("config ", where_of(source, root), "expected a mapping of keys at the top level, got ",
                describe_node(root), " (valid top-level keys: ", join_names(schema_.children("")), ")");
-  merge_node(root, "", source);
+  std::set<std::string> seen;
+  merge_node(root, "", source, seen);
 }
 
-void Config::merge_node(const YAML::Node& node, const std::string& section, const std::string& source) {
+void Config::merge_node(const YAML::Node& node, const std::string& section, const std::string& source,
+                        std::set<std::string>& seen) {
+  std::set<std::string> names;  // this mapping's own keys: `model:` twice is a duplicate even if disjoint
   for (auto it = node.begin(); it != node.end(); ++it) {
     if (!it->first.IsScalar())
       LUONG_FAIL("config ", where_of(source, it->first), "keys must be plain names, got ", describe_node(it->first));
-    const std::string path = join_path(section, it->first.as<std::string>());
+    const std::string name = it->first.as<std::string>();
+    const std::string path = join_path(section, name);
     const std::string where = "config " + where_of(source, it->first);
+    // yaml-cpp keeps repeated keys and the last would silently win; a key set twice is almost always a slip.
+    // `seen` also catches one key spelled two ways (`model.layers: 1` and `model: {layers: 2}`).
+    if (!names.insert(name).second) LUONG_FAIL(where, "duplicate key '", printable(path), "'");
     if (const KeySpec* spec = schema_.find(path)) {
+      if (!seen.insert(path).second) LUONG_FAIL(where, "duplicate key '", path, "'");
       assign(*spec, it->second, where);
     } else if (schema_.is_section(path)) {
       if (it->second.IsNull()) continue;  // "model:" with nothing under it
       if (!it->second.IsMap())
         LUONG_FAIL(where, path, ": expected a mapping with keys ", join_names(schema_.children(path)), ", got ",
                    describe_node(it->second));
-      merge_node(it->second, path, source);
+      merge_node(it->second, path, source, seen);
     } else {
-      LUONG_FAIL(where, schema_.unknown_key_message(path));
+      LUONG_FAIL(where, printable(schema_.unknown_key_message(path)));
     }
   }
 }
 
 void Config::assign(const KeySpec& spec, const YAML::Node& value, const std::string& where) {
   auto v = scalar_to_value(value, spec.type);
+  if (!v && spec.type == ValueType::integer && is_oversized_integer(value))
+    LUONG_FAIL(where, spec.path, ": value ", printable(value.Scalar()), " is out of range ", allowed_range(spec));
   if (!v) LUONG_FAIL(where, spec.path, ": expected ", value_type_name(spec.type), ", got ", describe_node(value));
   schema_.validate(spec, *v, where);
   values_[spec.path] = std::move(*v);
@@ -109,7 +125,7 @@ void Config::set(const std::string& path, const std::string& yaml_value) {
   try {
     node = YAML::Load(yaml_value);
   } catch (const YAML::Exception& e) {
-    LUONG_FAIL(where, "malformed YAML value: ", e.msg);
+    LUONG_FAIL(where, "malformed YAML value: ", printable(e.msg));
   }
   assign(*spec, node, where);
 }

@@ -1,6 +1,7 @@
 // Config: the resolved values of every schema key. Built from the schema defaults, then a YAML file, then
-// `--set path=value` overrides, each layer checked against the schema (unknown keys, types, ranges). Errors
-// name the source (file and line, or the --set argument), the key path and, for unknown keys, the valid keys.
+// `--set path=value` overrides, each layer checked against the schema (unknown keys, duplicate keys, types,
+// ranges). Errors name the source (file and line, or the --set argument), the key path and, for unknown keys,
+// the valid keys.
 #pragma once
 #include <map>
 #include <set>
@@ -43,7 +44,9 @@ class Config {
   const ConfigSchema& schema() const { return schema_; }
 
  private:
-  void merge_node(const YAML::Node& node, const std::string& section, const std::string& source);
+  // `seen`: the key paths this document has set so far (a key given twice is an error).
+  void merge_node(const YAML::Node& node, const std::string& section, const std::string& source,
+                  std::set<std::string>& seen);
   void assign(const KeySpec& spec, const YAML::Node& value, const std::string& where);
   const ConfigValue& typed(const std::string& path, ValueType t) const;
 

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <limits>
 #include <sstream>
 
 #include "framework/core/error.h"
@@ -25,6 +28,13 @@ std::string format_bound(double b) {
   return std::string(buf, ptr);
 }
 
+// An integer key's bound as an integer: "9223372036854775807", not "9.223372036854776e+18".
+std::string format_int_bound(double b) {
+  if (b >= 0x1p63) return std::to_string(std::numeric_limits<int64_t>::max());
+  if (b <= -0x1p63) return std::to_string(std::numeric_limits<int64_t>::min());
+  return std::to_string(static_cast<int64_t>(b));
+}
+
 // Markdown table cells may not contain '|' or newlines.
 std::string cell(std::string s) {
   std::string out;
@@ -37,6 +47,17 @@ std::string cell(std::string s) {
 }
 
 }  // namespace
+
+std::string allowed_range(const KeySpec& spec) {
+  const bool integer = spec.type == ValueType::integer;
+  const auto fmt = [&](double b) { return integer ? format_int_bound(b) : format_bound(b); };
+  std::string lower, upper;
+  if (spec.min) lower = (spec.min_exclusive ? "(" : "[") + fmt(*spec.min);
+  else lower = integer ? "[" + format_int_bound(-0x1p63) : "(-inf";
+  if (spec.max) upper = fmt(*spec.max) + "]";
+  else upper = integer ? format_int_bound(0x1p63) + "]" : "inf)";
+  return lower + ", " + upper;
+}
 
 std::string join_names(const std::vector<std::string>& names) {
   std::string out;
@@ -134,10 +155,12 @@ void ConfigSchema::validate(const KeySpec& spec, const ConfigValue& value, const
   if (spec.type == ValueType::integer || spec.type == ValueType::number) {
     const double v = spec.type == ValueType::integer ? static_cast<double>(std::get<int64_t>(value))
                                                      : std::get<double>(value);
-    if ((spec.min && !(v >= *spec.min)) || (spec.max && !(v <= *spec.max))) {
-      LUONG_FAIL(where, spec.path, ": value ", value_to_yaml(value), " is out of range [",
-                 spec.min ? format_bound(*spec.min) : "-inf", ", ", spec.max ? format_bound(*spec.max) : "inf", "]");
-    }
+    if (spec.finite && !std::isfinite(v))
+      LUONG_FAIL(where, spec.path, ": value ", value_to_yaml(value), " is not allowed: expected a finite number in ",
+                 allowed_range(spec));
+    const bool below = spec.min && (spec.min_exclusive ? !(v > *spec.min) : !(v >= *spec.min));
+    if (below || (spec.max && !(v <= *spec.max)))
+      LUONG_FAIL(where, spec.path, ": value ", value_to_yaml(value), " is out of range ", allowed_range(spec));
   }
   if (spec.type == ValueType::string) {
     const std::string& s = std::get<std::string>(value);
@@ -167,7 +190,8 @@ std::string ConfigSchema::reference_markdown(const std::string& title, const std
       if (!k.choices.empty()) allowed = join_names(k.choices);
       else if (k.registered) allowed = "a registered name";
       if (k.min || k.max)
-        allowed += (allowed.empty() ? "" : "; ") + std::string(k.min ? format_bound(*k.min) + " ≤ " : "") + "x" +
+        allowed += (allowed.empty() ? "" : "; ") +
+                   std::string(k.min ? format_bound(*k.min) + (k.min_exclusive ? " < " : " ≤ ") : "") + "x" +
                    (k.max ? " ≤ " + format_bound(*k.max) : "");
       os << "| `" << k.path << "` | " << value_type_name(k.type) << " | `" << cell(value_to_yaml(k.default_value))
          << "` | " << cell(allowed) << " | " << cell(k.doc) << " |\n";

@@ -18,8 +18,10 @@ struct KeySpec {
   ConfigValue default_value;   // must have `type` (an integer default for a number key is converted)
   std::string doc;             // one or two sentences; shown in the reference and by `luong config --doc`
   std::vector<std::string> choices;   // string keys: the allowed values (empty = any string)
-  std::optional<double> min;          // numeric keys: inclusive bounds
+  std::optional<double> min;          // numeric keys: bounds, inclusive unless min_exclusive
   std::optional<double> max;
+  bool min_exclusive = false;         // the value must be > min (a rate of 0 would never train)
+  bool finite = false;                // number keys: .inf and .nan are refused
   // Names known only at run time (a registry): when set, the value must be one of them. Evaluated lazily so a
   // schema can be built before the registries are populated.
   std::function<std::vector<std::string>()> registered;
@@ -57,6 +59,9 @@ class ConfigSchema {
   std::map<std::string, size_t> index_;                       // path -> position in keys_
   std::map<std::string, std::vector<std::string>> sections_;  // section -> children in order
 };
+
+// The values a numeric key allows, as an interval: "[1, 9223372036854775807]" (integers), "(0, inf)" (numbers).
+std::string allowed_range(const KeySpec& spec);
 
 // Joins names as "a, b, c".
 std::string join_names(const std::vector<std::string>& names);

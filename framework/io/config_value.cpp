@@ -48,6 +48,24 @@ std::optional<bool> parse_bool(const std::string& s) {
   return std::nullopt;
 }
 
+// Length of the well-formed UTF-8 sequence starting at s[i] (RFC 3629: no overlong forms, no surrogates,
+// nothing above U+10FFFF), or 0 when the byte there does not start one.
+size_t utf8_length(const std::string& s, size_t i) {
+  const auto byte = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
+  const unsigned c = byte(i);
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) n = 2;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+  else return 0;
+  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
+  return n;
+}
+
 bool is_null_text(const std::string& s) { return s.empty() || s == "~" || lower(s) == "null"; }
 
 }  // namespace
@@ -131,7 +149,34 @@ std::string describe_node(const YAML::Node& node) {
   if (node.IsNull()) return "null";
   if (node.IsMap()) return "a mapping";
   if (node.IsSequence()) return "a sequence";
-  return "'" + node.Scalar() + "'";
+  return "'" + printable(node.Scalar()) + "'";
+}
+
+bool is_oversized_integer(const YAML::Node& node) {
+  if (!node.IsScalar() || node.Tag() == "!") return false;
+  const std::string& s = node.Scalar();
+  const size_t start = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
+  if (start == s.size()) return false;
+  for (size_t i = start; i < s.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  return !parse_int(s);
+}
+
+std::string printable(const std::string& s) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    const size_t n = utf8_length(s, i);
+    if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f))) {
+      out.append("\\x").append(1, kHex[c >> 4]).append(1, kHex[c & 15]);
+      ++i;
+    } else {
+      out.append(s, i, n);
+      i += n;
+    }
+  }
+  return out;
 }
 
 }  // namespace luong

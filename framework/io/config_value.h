@@ -35,4 +35,12 @@ std::string value_to_yaml(const ConfigValue& v);
 // Short description of a node for error messages: the scalar text in quotes, "a mapping", "a sequence", "null".
 std::string describe_node(const YAML::Node& node);
 
+// True when the node is a plain integer literal (`18446744073709551615`) that does not fit in int64, so the
+// error can say "out of range" rather than "expected integer".
+bool is_oversized_integer(const YAML::Node& node);
+
+// `s` for an error message: bytes that are control characters or not part of valid UTF-8 are written as
+// \xHH, so quoting a binary file cannot put raw bytes on the terminal.
+std::string printable(const std::string& s);
+
 }  // namespace luong

@@ -33,10 +33,26 @@ std::string fixed(double v, int digits) {
   return buf;
 }
 
-std::string first_line(const std::string& s, size_t max_len) {
-  std::string line = s.substr(0, s.find('\n'));
-  if (line.size() > max_len) line = line.substr(0, max_len - 3) + "...";
-  return line;
+std::string trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+// One line for the table cell. A crash's error is "luong train: exit status 1 (...); last lines of LOG:" and
+// then the log tail: the reason is the tail's last "error:" line (e.g. "luong: error: ..."), not the header.
+std::string error_summary(const std::string& error, size_t max_len) {
+  std::string line = trim(error.substr(0, error.find('\n')));
+  for (size_t start = error.find('\n'); start != std::string::npos;) {
+    const size_t end = error.find('\n', start + 1);
+    const std::string l = trim(error.substr(start + 1, end == std::string::npos ? end : end - start - 1));
+    if (l.find("error:") != std::string::npos) line = l;
+    start = end;
+  }
+  if (line.size() <= max_len) return line;
+  size_t cut = max_len - 3;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return line.substr(0, cut) + "...";
 }
 
 }  // namespace
@@ -81,7 +97,7 @@ ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vecto
     row.push_back(r.wall_s <= 0.0 ? "" : precise ? fixed(r.wall_s, 3) : format_duration(r.wall_s));
     row.push_back(ran || r.status == TrialStatus::interrupted ? std::to_string(r.steps) : "");
     row.push_back(status_name(r.status));
-    row.push_back(precise ? r.error : first_line(r.error, 100));
+    row.push_back(precise ? r.error : error_summary(r.error, 160));
     t.rows.push_back(std::move(row));
   }
   return t;

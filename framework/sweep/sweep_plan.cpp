@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "framework/core/error.h"
 #include "framework/core/philox.h"
 
 namespace luong::sweep {
@@ -84,6 +85,10 @@ std::vector<std::string> varied_keys(const SweepSpec& spec) {
 }
 
 std::vector<Trial> plan_trials(const SweepSpec& spec) {
+  // parse_sweep_spec refuses such specs already; this guards specs built in code before anything is expanded.
+  const int64_t count = trial_count(spec);
+  if (count > kMaxTrials)
+    LUONG_FAIL("sweep spec ", spec.file, ": the spec makes ", count, " trials, more than the limit of ", kMaxTrials);
   // Grid combinations, odometer style with the last axis fastest.
   std::vector<std::vector<Assignment>> combos(1);
   for (const auto& axis : spec.grid) {

@@ -1,11 +1,13 @@
 #include "framework/sweep/sweep_spec.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
 #include <sstream>
 
@@ -30,10 +32,14 @@ class SpecReader {
   explicit SpecReader(std::string file) : file_(std::move(file)) {}
 
   [[noreturn]] void fail(const YAML::Node& at, const std::string& key, const std::string& msg) const {
-    const YAML::Mark m = at.Mark();
-    const std::string where = m.line >= 0 ? str(file_, ":", m.line + 1) : file_;
+    fail_at(line_of(at), key, msg);
+  }
+  [[noreturn]] void fail_at(int line, const std::string& key, const std::string& msg) const {
+    const std::string where = line > 0 ? str(file_, ":", line) : file_;
     LUONG_FAIL("sweep spec ", where, ": ", key.empty() ? "" : key + ": ", msg);
   }
+  // 1-based line of a node, 0 when unknown (yaml-cpp lines are 0-based, -1 for nodes not from the text).
+  static int line_of(const YAML::Node& n) { return n.Mark().line >= 0 ? n.Mark().line + 1 : 0; }
 
   ParamValue scalar(const YAML::Node& n, const std::string& key) const {
     if (!n.IsScalar() && !n.IsNull()) fail(n, key, "expected a single value, got " + describe_node(n));
@@ -60,28 +66,43 @@ class SpecReader {
 
   // Flattens nested mappings into dotted keys ("train: {max_epochs: 2}" -> "train.max_epochs"); `leaf`
   // receives each non-mapping value.
+  // A dotted key given twice (`optim.lr` and `optim: {lr: ...}`, or repeated) is an error: yaml-cpp would
+  // keep both and the last would silently win.
   template <class Leaf>
-  void flatten(const YAML::Node& map, const std::string& prefix, const std::string& section, Leaf&& leaf) const {
+  void flatten(const YAML::Node& map, const std::string& section, Leaf&& leaf) const {
+    std::set<std::string> seen;
+    flatten(map, "", section, seen, leaf);
+  }
+  template <class Leaf>
+  void flatten(const YAML::Node& map, const std::string& prefix, const std::string& section,
+               std::set<std::string>& seen, Leaf&& leaf) const {
     if (map.IsNull()) return;
     if (!map.IsMap()) fail(map, section, "expected a mapping of config keys, got " + describe_node(map));
+    std::set<std::string> names;
     for (auto it = map.begin(); it != map.end(); ++it) {
       if (!it->first.IsScalar()) fail(it->first, section, "keys must be plain names, got " + describe_node(it->first));
       const std::string key = prefix.empty() ? it->first.Scalar() : prefix + "." + it->first.Scalar();
+      const bool repeated = !names.insert(it->first.Scalar()).second;
+      if (repeated || (!it->second.IsMap() && !seen.insert(key).second))
+        fail(it->first, section, "duplicate key '" + printable(key) + "'");
       if (it->second.IsMap())
-        flatten(it->second, key, section, leaf);
+        flatten(it->second, key, section, seen, leaf);
       else
         leaf(key, it->second, it->first);
     }
   }
 
   void check_keys(const YAML::Node& map, const std::vector<std::string>& valid, const std::string& section) const {
+    std::set<std::string> seen;
     for (auto it = map.begin(); it != map.end(); ++it) {
       const std::string k = it->first.IsScalar() ? it->first.Scalar() : describe_node(it->first);
+      const std::string path = section.empty() ? k : section + "." + k;
       bool known = false;
       for (const auto& v : valid) known = known || v == k;
       if (!known)
-        fail(it->first, "", str("unknown key '", section.empty() ? k : section + "." + k, "' (valid keys",
+        fail(it->first, "", str("unknown key '", printable(path), "' (valid keys",
                                 section.empty() ? "" : " under '" + section + "'", ": ", join_names(valid), ")"));
+      if (!seen.insert(k).second) fail(it->first, "", str("duplicate key '", path, "'"));
     }
   }
 
@@ -116,6 +137,7 @@ void parse_random(const SpecReader& r, const YAML::Node& node, SweepSpec& s) {
   for (auto it = params.begin(); it != params.end(); ++it) {
     RandomParam p;
     p.key = it->first.Scalar();
+    s.lines["random.params." + p.key] = SpecReader::line_of(it->first);
     const std::string where = "random.params." + p.key;
     const YAML::Node d = it->second;
     if (!d.IsMap() || d.size() != 1)
@@ -155,6 +177,50 @@ void parse_launch(const SpecReader& r, const YAML::Node& node, SweepSpec& s) {
   }
 }
 
+// A grid value as the value it reads back as: numbers by number (0.1 and 0.10, 1 and 1.0 are "n:0.1" and "n:1.0"),
+// booleans by truth (yes and true), anything else by its text. A quoted scalar is a string, as `--set` reads it:
+// '0.1' is not the number 0.1, but 'dot' is the string dot.
+std::string canonical(const YAML::Node& n) {
+  if (n.IsNull()) return "~";
+  if (auto v = scalar_to_value(n, ValueType::number)) return "n:" + value_to_yaml(*v);
+  if (auto v = scalar_to_value(n, ValueType::boolean)) return "b:" + value_to_yaml(*v);
+  return "s:" + n.Scalar();
+}
+
+// A grid axis; a value equal to an earlier one (as a value, not as text) is dropped, the first spelling kept,
+// so `[0.1, 0.10]` is one trial, not two that train the same model.
+GridAxis parse_axis(const SpecReader& r, const std::string& key, const YAML::Node& values) {
+  GridAxis axis{key, {}};
+  std::set<std::string> seen;
+  for (const auto& x : values) {
+    const ParamValue v = r.scalar(x, "grid." + key);
+    if (seen.insert(canonical(x)).second) axis.values.push_back(v);
+  }
+  return axis;
+}
+
+// The key node of `name` in a mapping (its line is the key's; a block value starts on the next line).
+YAML::Node key_node(const YAML::Node& map, const std::string& name) {
+  for (auto it = map.begin(); it != map.end(); ++it)
+    if (it->first.IsScalar() && it->first.Scalar() == name) return it->first;
+  return map[name];
+}
+
+// Refuses a spec that makes more than kMaxTrials trials, from the sizes alone (nothing is expanded).
+void check_trial_count(const SpecReader& r, const YAML::Node& root, const SweepSpec& s) {
+  const int64_t n = trial_count(s);
+  if (n <= kMaxTrials) return;
+  std::string sizes;
+  for (const auto& axis : s.grid) sizes += (sizes.empty() ? "" : " x ") + std::to_string(axis.values.size());
+  std::string how = s.grid.empty() ? "" : "grid " + sizes;
+  if (s.random_samples > 0) how += (how.empty() ? "" : " x ") + str("random.samples ", s.random_samples);
+  const std::string count = std::to_string(n) + (n == std::numeric_limits<int64_t>::max() ? " or more" : "");
+  const bool grid = !s.grid.empty();
+  r.fail(grid ? key_node(root, "grid") : root["random"]["samples"], grid ? "grid" : "random.samples",
+         str("the spec makes ", count, " trials (", how, "), more than the limit of ", kMaxTrials,
+             "; use fewer values or samples, or split the sweep"));
+}
+
 void check_unique_keys(const SpecReader& r, const YAML::Node& root, const SweepSpec& s) {
   std::set<std::string> fixed, varied;
   for (const auto& a : s.overrides) fixed.insert(a.key);
@@ -185,7 +251,8 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& file) {
   try {
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
-    LUONG_FAIL("sweep spec ", file, ":", e.mark.line + 1, ":", e.mark.column + 1, ": malformed YAML: ", e.msg);
+    LUONG_FAIL("sweep spec ", file, ":", e.mark.line + 1, ":", e.mark.column + 1, ": malformed YAML: ",
+               printable(e.msg));
   }
   if (!root.IsMap()) r.fail(root, "", "expected a mapping with keys " + join_names(kTopKeys) + ", got " + describe_node(root));
   r.check_keys(root, kTopKeys, "");
@@ -195,22 +262,25 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& file) {
   if (!root["base"]) r.fail(root, "base", "is required (the config file every trial starts from)");
   s.base = resolve_base(r.as<std::string>(root["base"], "base", "a config file path"), file);
   if (!std::filesystem::exists(s.base)) r.fail(root["base"], "base", str("config file '", s.base, "' does not exist"));
+  if (std::filesystem::is_directory(s.base))
+    r.fail(root["base"], "base", str("config file '", s.base, "' is a directory, expected a YAML file"));
 
   if (root["overrides"])
-    r.flatten(root["overrides"], "", "overrides", [&](const std::string& key, const YAML::Node& v, const YAML::Node&) {
+    r.flatten(root["overrides"], "overrides", [&](const std::string& key, const YAML::Node& v, const YAML::Node& k) {
       s.overrides.push_back({key, r.scalar(v, "overrides." + key)});
+      s.lines["overrides." + key] = SpecReader::line_of(k);
     });
   if (root["grid"]) {
     if (root["grid"].IsMap() && root["grid"].size() == 0) r.fail(root["grid"], "grid", "is empty");
-    r.flatten(root["grid"], "", "grid", [&](const std::string& key, const YAML::Node& v, const YAML::Node& k) {
+    r.flatten(root["grid"], "grid", [&](const std::string& key, const YAML::Node& v, const YAML::Node& k) {
       if (!v.IsSequence()) r.fail(v, "grid." + key, "expected a list of values, got " + describe_node(v));
       if (v.size() == 0) r.fail(k, "grid." + key, "has no values (an empty list makes an empty grid)");
-      GridAxis axis{key, {}};
-      for (const auto& x : v) axis.values.push_back(r.scalar(x, "grid." + key));
-      s.grid.push_back(std::move(axis));
+      s.grid.push_back(parse_axis(r, key, v));
+      s.lines["grid." + key] = SpecReader::line_of(k);
     });
   }
   if (root["random"]) parse_random(r, root["random"], s);
+  check_trial_count(r, root, s);
 
   if (root["metric"]) {
     s.metric = r.as<std::string>(root["metric"], "metric", "a metric name");
@@ -232,7 +302,53 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& file) {
   return s;
 }
 
+int64_t trial_count(const SweepSpec& spec) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  int64_t n = std::max<int64_t>(1, spec.random_samples);
+  for (const auto& axis : spec.grid) {
+    const auto size = static_cast<int64_t>(axis.values.size());
+    if (size > 0 && n > kMax / size) return kMax;
+    n *= size;
+  }
+  return n;
+}
+
+void check_spec_keys(const SweepSpec& spec, const ConfigSchema& schema) {
+  const SpecReader r(spec.file);
+  auto line = [&](const std::string& where) {
+    auto it = spec.lines.find(where);
+    return it == spec.lines.end() ? 0 : it->second;
+  };
+  auto known = [&](const std::string& section, const std::string& key) -> const KeySpec& {
+    const std::string where = section + "." + key;
+    if (const KeySpec* k = schema.find(key)) return *k;
+    if (schema.is_section(key))
+      r.fail_at(line(where), where, "is a section; set one of its keys: " + join_names(schema.children(key)));
+    r.fail_at(line(where), where, printable(schema.unknown_key_message(key)));
+  };
+  for (const auto& a : spec.overrides) {
+    const KeySpec& k = known("overrides", a.key);
+    const std::string where = "overrides." + a.key;
+    YAML::Node node;  // the value as `luong train --set` will read it
+    try {
+      node = YAML::Load(a.value.yaml);
+    } catch (const YAML::Exception& e) {
+      r.fail_at(line(where), where, "malformed YAML value: " + printable(e.msg));
+    }
+    const auto v = scalar_to_value(node, k.type);
+    if (!v && k.type == ValueType::integer && is_oversized_integer(node))
+      r.fail_at(line(where), where, str("value ", printable(a.value.yaml), " is out of range ", allowed_range(k)));
+    if (!v) r.fail_at(line(where), where, str("expected ", value_type_name(k.type), ", got ", describe_node(node)));
+    const int l = line(where);
+    schema.validate(k, *v, str("sweep spec ", l > 0 ? str(spec.file, ":", l) : spec.file, ": overrides."));
+  }
+  for (const auto& g : spec.grid) known("grid", g.key);
+  for (const auto& p : spec.random_params) known("random.params", p.key);
+}
+
 SweepSpec load_sweep_spec(const std::string& path) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) LUONG_FAIL("sweep spec '", path, "' is a directory, expected a YAML file");
   std::ifstream in(path, std::ios::binary);
   if (!in) LUONG_FAIL("sweep spec '", path, "' cannot be read: ", std::strerror(errno));
   std::ostringstream text;

@@ -3,11 +3,20 @@
 // The YAML format is documented in docs/SWEEPS.md; every error names the spec file, line and key.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
+namespace luong {
+class ConfigSchema;
+}
+
 namespace luong::sweep {
+
+// The most trials a spec may make (grid combinations times random samples). Counted before any trial is
+// built, so a runaway spec (7 keys x 10 values = 10^7 trials) fails at once instead of exhausting memory.
+inline constexpr int64_t kMaxTrials = 10000;
 
 // One value a config key takes in a trial.
 struct ParamValue {
@@ -31,7 +40,7 @@ struct RandomParam {
 
 struct GridAxis {
   std::string key;
-  std::vector<ParamValue> values;  // never empty
+  std::vector<ParamValue> values;  // never empty; values equal as YAML values (0.1 and 0.10) are kept once
 };
 
 struct SweepSpec {
@@ -46,6 +55,9 @@ struct SweepSpec {
   std::string mode;                  // min or max (default: min for valid_ppl / wall_s, max otherwise)
   std::vector<std::string> launch;   // command prefix for `luong train`, split on whitespace ("mpirun -np 4")
   int64_t parallel = 1;              // trials running at once
+  // Line in `file` of each config key the spec sets, by section: "overrides.optim.lr", "grid.model.attention",
+  // "random.params.optim.lr" (for errors found after parsing, against the config schema).
+  std::map<std::string, int> lines;
 };
 
 // The metrics a sweep can rank by.
@@ -55,6 +67,14 @@ const std::vector<std::string>& sweep_metrics();
 SweepSpec parse_sweep_spec(const std::string& text, const std::string& file);
 // Reads and parses the spec file (error naming the file when it cannot be read).
 SweepSpec load_sweep_spec(const std::string& path);
+
+// Grid combinations times random samples, before identical trials are merged; saturates at INT64_MAX.
+int64_t trial_count(const SweepSpec& spec);
+
+// Checks every key the spec sets or varies against the config schema, and the fixed overrides' values too
+// (a bad one would make every trial invalid); throws "sweep spec FILE:LINE: overrides.KEY: ...". Varied
+// values are checked per trial, so one bad value fails only its trials.
+void check_spec_keys(const SweepSpec& spec, const ConfigSchema& schema);
 
 // The YAML text of a double that reads back as the same number: shortest round-trip form with a '.' or
 // an exponent (so `--set` types it as a number), and its 4-significant-digit label for trial names.

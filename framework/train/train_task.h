@@ -38,7 +38,8 @@ class TrainTask {
   virtual int64_t batches_per_epoch() const = 0;  // for ETAs (0 = unknown)
   // Everything needed to continue bitwise-identically: parameters, data position, random streams.
   virtual void save_state(StateDict& out) const = 0;
-  virtual void load_state(const StateDict& in) = 0;
+  // `source` names where the state came from (the checkpoint's path) in error messages.
+  virtual void load_state(const StateDict& in, const std::string& source) = 0;
   // Metadata attributes for checkpoint files (dtype, vocab sizes, ...).
   virtual std::map<std::string, std::string> checkpoint_metadata() const { return {}; }
 };

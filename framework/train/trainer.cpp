@@ -7,27 +7,64 @@
 #include <filesystem>
 #include <thread>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include "framework/dist/parameter_sync.h"
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
 #include "framework/memory/allocator.h"
+#include "framework/ops/tensor_math.h"
 #include "framework/optim/average_and_clip.h"
 
 namespace luong {
 namespace {
 
-std::atomic<bool> g_stop{false};
-void on_stop_signal(int) { g_stop.store(true); }
+std::atomic<int> g_stop_signal{0};
+
+// Async-signal-safe: an atomic store, write(2) and _exit(2) only.
+void on_stop_signal(int sig) {
+  int expected = 0;
+  if (!g_stop_signal.compare_exchange_strong(expected, sig)) _exit(128 + sig);  // the second signal
+  static const char kNote[] =
+      "\nluong: stopping after the current step and saving a checkpoint (signal again to stop at once)\n";
+  [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, kNote, sizeof(kNote) - 1);
+}
 
 double ppl_of(double loss_sum, int64_t tokens) { return tokens > 0 ? std::exp(loss_sum / tokens) : 0.0; }
+
+// A mean loss per token above log(FLT_MAX) means the target tokens got probabilities below 1e-38: the
+// perplexity overflows a float and the model has diverged, even when the loss itself is still finite.
+constexpr double kDivergedLossPerToken = 88.72;
+
+bool diverged(double loss_sum, int64_t tokens) {
+  return !std::isfinite(loss_sum) || (tokens > 0 && loss_sum / static_cast<double>(tokens) > kDivergedLossPerToken);
+}
+
+// "warning: skipping <path>: <why>", naming the path once whether or not the loader's message does.
+std::string skipped_message(const std::string& path, const std::string& reason) {
+  if (reason.find(path) != std::string::npos) return "warning: skipping " + reason;
+  return "warning: skipping checkpoint " + path + ": " + reason;
+}
+
+// The first floating-point tensor of `state` that holds a NaN or an infinity, or "" when there is none.
+std::string first_non_finite(const StateDict& state) {
+  for (const auto& [name, t] : state.tensors)
+    if ((t.dtype() == DType::f32 || t.dtype() == DType::f64) && !std::isfinite(sum_squares(t))) return name;
+  return "";
+}
 
 }  // namespace
 
 void install_stop_signal_handlers() {
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
 }
-bool stop_requested() { return g_stop.load(); }
+bool stop_requested() { return g_stop_signal.load() != 0; }
+int stop_signal() { return g_stop_signal.load(); }
 
 Trainer::Trainer(TrainTask& task, Optimizer& optimizer, Schedule& schedule, ProcessGroup& group,
                  TrainerOptions options)
@@ -40,20 +77,59 @@ Trainer::Trainer(TrainTask& task, Optimizer& optimizer, Schedule& schedule, Proc
 Trainer::~Trainer() = default;
 
 void Trainer::say(const std::string& text) {
-  // Messages (validation results, warnings, resume) are printed even when quiet: only the progress line
-  // is suppressed.
-  if (is_root()) progress_.message(text);
+  // Warnings are printed even when quiet; informational messages (validation results, epochs, resume)
+  // and the progress line are not.
+  if (!is_root()) return;
+  if (opt_.quiet && text.rfind("warning:", 0) != 0) return;
+  progress_.message(text);
+}
+
+std::optional<Checkpoint> Trainer::checkpoint_to_resume() {
+  if (opt_.resume.empty()) return std::nullopt;
+  if (opt_.resume != "auto") return load_checkpoint(opt_.resume);  // an explicit path must load: errors propagate
+  LatestCheckpoint latest = find_latest_valid(opt_.run_dir);
+  for (const auto& s : latest.skipped) say(skipped_message(s.path, s.reason));
+  if (latest.checkpoint) return std::move(latest.checkpoint);
+  if (latest.skipped.empty()) return std::nullopt;  // nothing saved yet: a fresh start
+  // Step checkpoints exist but none loads. Starting over would overwrite the run's history (and best.h5):
+  // resume from best.h5 if that loads, else stop and let the user decide.
+  const std::string best = best_checkpoint_path(opt_.run_dir);
+  if (std::filesystem::exists(best)) {
+    try {
+      Checkpoint c = load_checkpoint(best);
+      say("warning: no step checkpoint in " + opt_.run_dir + " loads; resuming from " + best);
+      return c;
+    } catch (const Error& e) {
+      say(skipped_message(best, e.what()));
+    }
+  }
+  std::string names;
+  for (const auto& s : latest.skipped) names += (names.empty() ? "" : ", ") + s.path;
+  LUONG_FAIL("--resume auto: ", opt_.run_dir, " holds checkpoints but none loads (", names,
+             "; reasons above). Move them away to start this run over, or resume from a checkpoint path.");
+}
+
+void Trainer::warn_about_config_changes(const Checkpoint& ckpt) {
+  const auto saved = ckpt.state.strings.find("config");
+  if (!opt_.config_changes || saved == ckpt.state.strings.end()) return;
+  std::string exact, inexact;
+  const auto world = ckpt.metadata.find("world_size");
+  const int64_t saved_world = world == ckpt.metadata.end() ? group_.size() : std::stoll(world->second);
+  for (const std::string& c : opt_.config_changes(saved->second, saved_world)) {
+    if (!c.empty() && c[0] == '=') {
+      exact += (exact.empty() ? "" : ", ") + c.substr(1);
+    } else {
+      inexact += (inexact.empty() ? "" : ", ") + c;
+    }
+  }
+  if (!exact.empty()) say("resuming with changed limits: " + exact);
+  if (!inexact.empty())
+    say("warning: resuming with a changed config (the run is no longer the same as an uninterrupted one): " +
+        inexact);
 }
 
 void Trainer::resume() {
-  std::optional<Checkpoint> ckpt;
-  if (opt_.resume == "auto") {
-    LatestCheckpoint latest = find_latest_valid(opt_.run_dir);
-    for (const auto& s : latest.skipped) say("warning: skipping checkpoint " + s.path + ": " + s.reason);
-    if (latest.checkpoint) ckpt = std::move(latest.checkpoint);
-  } else if (!opt_.resume.empty()) {
-    ckpt = load_checkpoint(opt_.resume);  // an explicit path must load: errors propagate
-  }
+  std::optional<Checkpoint> ckpt = checkpoint_to_resume();
   if (!ckpt) {
     // A fresh run: every rank starts from rank 0's parameters.
     if (group_.size() > 1) broadcast_parameters(task_.parameters(), group_);
@@ -61,7 +137,7 @@ void Trainer::resume() {
     return;
   }
   const StateDict& s = ckpt->state;
-  task_.load_state(s);
+  task_.load_state(s, ckpt->path);
   optimizer_.load_state(s.sub("optim"));
   schedule_.load_state(s.sub("schedule"));
   const StateDict t = s.sub("trainer");
@@ -74,11 +150,17 @@ void Trainer::resume() {
   last_valid_step_ = step_;  // the checkpointed step's validation (if due) already ran
   summary_.resumed_from = ckpt->path;
   say("resumed from " + ckpt->path + " at step " + std::to_string(step_));
+  warn_about_config_changes(*ckpt);
   if (is_root() && !opt_.run_dir.empty()) metrics_.open(opt_.run_dir + "/metrics.jsonl", step_);
 }
 
-void Trainer::save_checkpoint_now() {
+void Trainer::save_checkpoint_now(bool best) {
   if (opt_.run_dir.empty() || last_saved_step_ == step_) return;
+  if (bad_steps_ > 0) {  // the last step was skipped as diverged: its parameters are not worth keeping
+    say(str("warning: no checkpoint at step ", step_, ": its loss was not finite"));
+    return;
+  }
+  const auto started = progress_.elapsed_s();
   // Every rank takes part in gathering state (collectives inside the task are allowed); rank 0 writes.
   StateDict state;
   StateDict part;
@@ -98,6 +180,12 @@ void Trainer::save_checkpoint_now() {
   for (const auto& [k, v] : opt_.checkpoint_strings) state.strings[k] = v;
   last_saved_step_ = step_;
   if (!is_root()) return;
+  // Never write NaN or infinite weights or optimizer state: such a file would rotate good checkpoints out
+  // and could become best.h5 or the one --resume auto picks.
+  if (const std::string bad = first_non_finite(state); !bad.empty()) {
+    say(str("warning: no checkpoint at step ", step_, ": '", bad, "' holds NaN or infinite values"));
+    return;
+  }
   auto meta = task_.checkpoint_metadata();
   meta["world_size"] = std::to_string(group_.size());
   // LUONG_TEST_CHECKPOINT_DELAY_MS slows every entry of a write down, so tests can kill a run in the middle
@@ -108,8 +196,9 @@ void Trainer::save_checkpoint_now() {
     hook = [ms](const std::string&) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); };
   }
   save_checkpoint(checkpoint_path(opt_.run_dir, step_), state, meta, hook);
-  if (bad_validations_ == 0 && best_valid_ppl_ > 0) mark_best(opt_.run_dir, step_);
+  if (best) mark_best(opt_.run_dir, step_);  // only right after the validation that improved, at its step
   if (opt_.keep_checkpoints > 0) apply_retention(opt_.run_dir, opt_.keep_checkpoints);
+  outside_training_s_ += progress_.elapsed_s() - started;
 }
 
 void Trainer::check_parameters_across_ranks() {
@@ -147,16 +236,22 @@ void Trainer::train_step() {
   const auto tokens = static_cast<int64_t>(totals[1]);
   ++step_;
   // Token average and clip in one scaling pass; the NaN/Inf check comes from the same pass as the norm.
+  summary_.trained = true;
   const AveragedGradient g =
-      std::isfinite(loss_sum) ? average_and_clip_(params.grad(), tokens, opt_.clip_norm) : AveragedGradient{false};
+      diverged(loss_sum, tokens) ? AveragedGradient{false} : average_and_clip_(params.grad(), tokens, opt_.clip_norm);
   if (!g.finite) {
     ++bad_steps_;
-    say(str("warning: step ", step_, ": non-finite loss or gradient (loss sum ", loss_sum, "); update skipped (",
-            bad_steps_, " in a row)"));
-    LUONG_CHECK(bad_steps_ < opt_.max_bad_steps, "training stopped: ", bad_steps_,
-                " consecutive steps had a NaN/Inf loss or gradient (train.max_bad_steps = ", opt_.max_bad_steps,
-                "); the last good checkpoint in ", opt_.run_dir.empty() ? "(no run dir)" : opt_.run_dir,
-                " is intact. Lower optim.lr or set optim.clip_norm.");
+    say(str("warning: step ", step_, ": non-finite or diverged loss or gradient (loss sum ", loss_sum, " over ",
+            tokens, " tokens); update skipped (", bad_steps_, " in a row)"));
+    if (bad_steps_ >= opt_.max_bad_steps) {
+      const std::string kept =
+          opt_.run_dir.empty() ? std::string("no run dir was written")
+                               : str("the checkpoints in ", opt_.run_dir, " are intact (none was written after step ",
+                                     last_saved_step_, "; best.h5 is the best validated one)");
+      LUONG_FAIL("training stopped: ", bad_steps_,
+                 " consecutive steps had a NaN/Inf loss or gradient, or a diverged loss (train.max_bad_steps = ",
+                 opt_.max_bad_steps, "); ", kept, ". Lower optim.lr or set optim.clip_norm.");
+    }
     return;
   }
   bad_steps_ = 0;
@@ -173,7 +268,10 @@ void Trainer::train_step() {
 void Trainer::validate() {
   if (!task_.has_validation()) return;
   last_valid_step_ = step_;
+  const double started = progress_.elapsed_s();
   const ValidationResult v = task_.validate();
+  outside_training_s_ += progress_.elapsed_s() - started;
+  if (stop_requested()) return;  // interrupted: the result may be partial, and the run is ending anyway
   const double ppl = ppl_of(v.loss_sum, v.tokens);
   summary_.last_valid_ppl = ppl;
   schedule_.on_validation(ppl);
@@ -193,9 +291,16 @@ void Trainer::validate() {
     for (const auto& [k, val] : v.extra) rec[k] = val;
     metrics_.write(rec);
   }
+  if (diverged(v.loss_sum, v.tokens))
+    LUONG_FAIL("training diverged: validation perplexity ", ppl, " at step ", step_, " (loss ", v.loss_sum, " over ",
+               v.tokens, " tokens); no checkpoint was written for it, and the earlier ones in ",
+               opt_.run_dir.empty() ? "(no run dir)" : opt_.run_dir,
+               " are intact. Lower optim.lr or set optim.clip_norm.");
   if (opt_.checkpoint_every == 0 || improved) {
-    last_saved_step_ = -1;  // save even if this step was saved before validation, so best.h5 is current
-    save_checkpoint_now();
+    // Saved again even if this step was saved before validating: the checkpoint must hold the
+    // validation's outcome (best perplexity, patience) for an exact resume.
+    last_saved_step_ = -1;
+    save_checkpoint_now(improved);
   }
   if (opt_.early_stopping > 0 && bad_validations_ >= opt_.early_stopping) {
     stop_ = true;
@@ -215,8 +320,13 @@ void Trainer::end_epoch() {
 }
 
 TrainSummary Trainer::run() {
-  if (is_root() && !opt_.run_dir.empty()) std::filesystem::create_directories(opt_.run_dir);
+  if (is_root() && !opt_.run_dir.empty()) {
+    std::filesystem::create_directories(opt_.run_dir);
+    for (const std::string& f : remove_stale_temp_files(opt_.run_dir))
+      say("removed " + f + " (left by an interrupted save)");
+  }
   resume();
+  if (is_root() && opt_.on_started) opt_.on_started();
   window_start_s_ = progress_.elapsed_s();
   if (opt_.max_epochs > 0 && epochs_completed_ >= opt_.max_epochs) stop_ = true, summary_.stop_reason = "already done";
   if (opt_.max_steps > 0 && step_ >= opt_.max_steps) stop_ = true, summary_.stop_reason = "already done";
@@ -244,8 +354,10 @@ TrainSummary Trainer::run() {
   summary_.steps = step_;
   summary_.epochs_completed = epochs_completed_;
   summary_.best_valid_ppl = best_valid_ppl_;
+  if (window_tokens_ > 0) summary_.last_train_loss = window_loss_ / static_cast<double>(window_tokens_);
   summary_.elapsed_s = progress_.elapsed_s();
-  summary_.tokens_per_s = summary_.elapsed_s > 0 ? static_cast<double>(total_tokens_) / summary_.elapsed_s : 0.0;
+  const double training_s = summary_.elapsed_s - outside_training_s_;
+  summary_.tokens_per_s = training_s > 0 ? static_cast<double>(total_tokens_) / training_s : 0.0;
   say("training finished: " + summary_.stop_reason);
   return summary_;
 }

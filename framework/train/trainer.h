@@ -3,12 +3,16 @@
 // atomic HDF5 checkpoints with retention, exact resume, the progress line and metrics.jsonl.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "framework/dist/process_group.h"
 #include "framework/dist/reducer.h"
+#include "framework/io/checkpoint.h"
 #include "framework/optim/optimizer.h"
 #include "framework/optim/schedule.h"
 #include "framework/train/metrics_log.h"
@@ -31,8 +35,16 @@ struct TrainerOptions {
   double bucket_mb = 25.0;
   int64_t check_every = 0;        // steps between cross-rank parameter checks; 0 = off
   std::string resume;             // "" (fresh), "auto" (newest valid checkpoint in run_dir), or a path
-  bool quiet = false;             // no progress line (tests)
+  bool quiet = false;             // no progress line and no informational messages (warnings still show)
   std::map<std::string, std::string> checkpoint_strings;  // stored verbatim in every checkpoint ("config")
+  // Called on rank 0 once the run has started or resumed (a failed resume writes nothing): the caller
+  // writes the run directory's metadata (config.yaml, vocabularies) there.
+  std::function<void()> on_started;
+  // Given the "config" string of the checkpoint a run resumes from and the number of processes that wrote
+  // it, the differences from this run's config, one "key: old -> new" per entry; changes that keep the
+  // resumed steps identical to an uninterrupted run (limits, logging) come back prefixed with "=". Unset:
+  // no comparison.
+  std::function<std::vector<std::string>(const std::string& saved_config, int64_t saved_world_size)> config_changes;
 };
 
 struct TrainSummary {
@@ -40,8 +52,9 @@ struct TrainSummary {
   int64_t epochs_completed = 0;
   double best_valid_ppl = 0.0;  // 0 when never validated
   double last_valid_ppl = 0.0;
-  double last_train_loss = 0.0;
-  double tokens_per_s = 0.0;
+  double last_train_loss = 0.0;  // per token, over the steps since the last log line (or the last window)
+  bool trained = false;          // at least one step ran in this process (else last_train_loss means nothing)
+  double tokens_per_s = 0.0;     // over the time spent training, validation and checkpoints excluded
   double elapsed_s = 0.0;
   std::string stop_reason;
   std::string resumed_from;  // checkpoint path, or ""
@@ -58,7 +71,9 @@ class Trainer {
   void train_step();
   void validate();
   void end_epoch();
-  void save_checkpoint_now();
+  void save_checkpoint_now(bool best = false);
+  std::optional<Checkpoint> checkpoint_to_resume();
+  void warn_about_config_changes(const Checkpoint& ckpt);
   void check_parameters_across_ranks();
   void log_train(double grad_norm, double lr);
   void say(const std::string& text);
@@ -87,12 +102,17 @@ class Trainer {
   int64_t window_tokens_ = 0;
   double window_start_s_ = 0.0;
   int64_t total_tokens_ = 0;
+  double outside_training_s_ = 0.0;  // validation and checkpoint time, left out of the throughput
   TrainSummary summary_;
   bool stop_ = false;
 };
 
-// Set by SIGINT / SIGTERM: the trainer finishes the current step, saves a checkpoint and returns.
+// The first SIGINT / SIGTERM asks the trainer to finish the current step, save a checkpoint and return
+// (a note on stderr says so); a second one ends the process at once with status 128 + signal (the last
+// checkpoint written stays intact: saves are atomic).
 void install_stop_signal_handlers();
 bool stop_requested();
+// The signal that asked to stop (SIGINT, SIGTERM), or 0.
+int stop_signal();
 
 }  // namespace luong

@@ -1,5 +1,7 @@
 #include "models/nmt/nmt_config.h"
 
+#include <limits>
+
 #include "framework/core/error.h"
 
 namespace luong::nmt {
@@ -23,6 +25,12 @@ KeySpec& bounded(KeySpec& k, std::optional<double> lo, std::optional<double> hi 
   return k;
 }
 
+// lo < value <= hi: for rates and factors where 0 would stop training altogether.
+KeySpec& positive(KeySpec& k, std::optional<double> hi = std::nullopt) {
+  bounded(k, 0.0, hi).min_exclusive = true;
+  return k;
+}
+
 void add_top_and_model(ConfigSchema& s) {
   bounded(s.add_int("seed", 1234, "Seed of every random stream: initialisation, dropout, data shuffling."), 0);
   s.add_string("device", "cpu", "Where the model runs: cpu, cuda (device 0) or cuda:N.").check = check_device;
@@ -41,7 +49,7 @@ void add_top_and_model(ConfigSchema& s) {
                "Score function used by the local variants (dot, general, concat); a registered name.")
       .check = check_non_empty;
   bounded(s.add_int("model.attention_window", 10, "Half-width D of the local attention window [p_t - D, p_t + D]."),
-          0);
+          1);
   s.add_bool("model.input_feeding", true, "Feed h~_{t-1} into the decoder input at step t (Luong et al. 2015, sec. 3.3).");
   s.add_bool("model.reverse_source", false, "Reverse the source sentence before encoding (Sutskever et al. 2014).");
   s.add_bool("model.bidirectional_encoder", false, "Make the first encoder layer bidirectional.");
@@ -108,12 +116,12 @@ void add_train(ConfigSchema& s) {
 
 void add_optim(ConfigSchema& s) {
   s.add_choice("optim.name", "adam", {"sgd", "adam"}, "Optimizer: plain SGD (the paper) or Adam.");
-  bounded(s.add_number("optim.lr", 0.001, "Learning rate (the paper: SGD with 1.0)."), 0.0);
+  positive(s.add_number("optim.lr", 0.001, "Learning rate (the paper: SGD with 1.0)."));
   bounded(s.add_number("optim.clip_norm", 5.0, "Rescale gradients whose global L2 norm exceeds this; 0 = off."), 0.0);
   bounded(s.add_number("optim.weight_decay", 0.0, "L2 weight decay coefficient."), 0.0);
   bounded(s.add_number("optim.beta1", 0.9, "Adam beta1."), 0.0, 0.999999);
   bounded(s.add_number("optim.beta2", 0.999, "Adam beta2."), 0.0, 0.999999999);
-  bounded(s.add_number("optim.eps", 1e-8, "Adam epsilon."), 0.0);
+  positive(s.add_number("optim.eps", 1e-8, "Adam epsilon."));
   s.add_string("optim.schedule", "constant",
                "Learning-rate schedule, a registered name: luong (halve every epoch after decay_start), plateau "
                "(multiply by decay_factor when validation perplexity stops improving), warmup (linear warmup then "
@@ -122,10 +130,13 @@ void add_optim(ConfigSchema& s) {
   bounded(s.add_int("optim.decay_start", 8, "luong schedule: after epoch K, multiply the rate by decay_factor at "
                                             "every epoch end (the paper: K = 8 of 12)."),
           0);
-  bounded(s.add_number("optim.decay_factor", 0.5, "Multiplier applied at each decay."), 0.0, 1.0);
-  bounded(s.add_int("optim.warmup_steps", 0, "warmup schedule: steps of linear warmup."), 0);
+  positive(s.add_number("optim.decay_factor", 0.5, "Multiplier applied at each decay (plateau schedule: below 1)."),
+           1.0);
+  bounded(s.add_int("optim.warmup_steps", 0, "warmup schedule: steps of linear warmup (at least 1 with that "
+                                             "schedule)."),
+          0);
   bounded(s.add_int("optim.plateau_patience", 1, "plateau schedule: validations without improvement before a "
-                                                 "decay."),
+                                                 "decay (at least 1 with that schedule)."),
           0);
 }
 
@@ -145,6 +156,20 @@ void add_dist_eval(ConfigSchema& s) {
           0.1);
 }
 
+// Rules of one schedule on keys that others ignore (the schedule constructors check them again, too late
+// for `luong config` and `sweep --dry-run`, and with internal check text).
+void check_schedule(const OptimConfig& o) {
+  if (o.schedule == "warmup" && o.warmup_steps < 1)
+    LUONG_FAIL("config: optim.warmup_steps: value ", o.warmup_steps, " is out of range [1, ",
+               std::numeric_limits<int64_t>::max(), "] with optim.schedule warmup (set the warmup length)");
+  if (o.schedule == "plateau" && !(o.decay_factor < 1.0))
+    LUONG_FAIL("config: optim.decay_factor: value ", value_to_yaml(o.decay_factor),
+               " is out of range (0, 1) with optim.schedule plateau (1 would never decay)");
+  if (o.schedule == "plateau" && o.plateau_patience < 1)
+    LUONG_FAIL("config: optim.plateau_patience: value ", o.plateau_patience, " is out of range [1, ",
+               std::numeric_limits<int64_t>::max(), "] with optim.schedule plateau");
+}
+
 }  // namespace
 
 ConfigSchema nmt_schema() {
@@ -154,6 +179,9 @@ ConfigSchema nmt_schema() {
   add_train(s);
   add_optim(s);
   add_dist_eval(s);
+  // No NMT number has a use for .inf or .nan: each would only fail later, inside training or decoding.
+  for (const auto& k : std::vector<KeySpec>(s.keys()))
+    if (k.type == ValueType::number) s.at(k.path).finite = true;
   return s;
 }
 
@@ -175,9 +203,9 @@ NmtConfig nmt_config_from(const Config& c) {
   m.tie_embeddings = c.get_bool("model.tie_embeddings");
   m.init = c.get_string("model.init");
   m.init_range = c.get_number("model.init_range");
-  LUONG_CHECK(!m.tie_embeddings || m.embedding_size == m.hidden_size,
-              "config: model.tie_embeddings needs model.embedding_size (", m.embedding_size,
-              ") == model.hidden_size (", m.hidden_size, ")");
+  if (m.tie_embeddings && m.embedding_size != m.hidden_size)
+    LUONG_FAIL("config: model.tie_embeddings needs model.embedding_size (", m.embedding_size,
+               ") == model.hidden_size (", m.hidden_size, ")");
 
   DataConfig& d = n.data;
   d.train_src = c.get_string("data.train_src");
@@ -186,10 +214,10 @@ NmtConfig nmt_config_from(const Config& c) {
   d.valid_tgt = c.get_string("data.valid_tgt");
   d.test_src = c.get_string("data.test_src");
   d.test_tgt = c.get_string("data.test_tgt");
-  LUONG_CHECK(d.valid_src.empty() == d.valid_tgt.empty(), "config: data.valid_src and data.valid_tgt must both be "
-              "set or both be empty");
-  LUONG_CHECK(d.test_src.empty() == d.test_tgt.empty(), "config: data.test_src and data.test_tgt must both be set "
-              "or both be empty");
+  if (d.valid_src.empty() != d.valid_tgt.empty())
+    LUONG_FAIL("config: data.valid_src and data.valid_tgt must both be set or both be empty");
+  if (d.test_src.empty() != d.test_tgt.empty())
+    LUONG_FAIL("config: data.test_src and data.test_tgt must both be set or both be empty");
   d.src_vocab_size = c.get_int("data.src_vocab_size");
   d.tgt_vocab_size = c.get_int("data.tgt_vocab_size");
   d.min_freq = c.get_int("data.min_freq");
@@ -202,8 +230,8 @@ NmtConfig nmt_config_from(const Config& c) {
   t.batch_by = c.get_string("train.batch_by");
   t.max_steps = c.get_int("train.max_steps");
   t.max_epochs = c.get_int("train.max_epochs");
-  LUONG_CHECK(t.max_steps > 0 || t.max_epochs > 0, "config: train.max_steps and train.max_epochs are both 0; set "
-              "at least one so training ends");
+  if (t.max_steps == 0 && t.max_epochs == 0)
+    LUONG_FAIL("config: train.max_steps and train.max_epochs are both 0; set at least one so training ends");
   t.valid_every = c.get_int("train.valid_every");
   t.log_every = c.get_int("train.log_every");
   t.checkpoint_every = c.get_int("train.checkpoint_every");
@@ -226,6 +254,7 @@ NmtConfig nmt_config_from(const Config& c) {
   o.decay_factor = c.get_number("optim.decay_factor");
   o.warmup_steps = c.get_int("optim.warmup_steps");
   o.plateau_patience = c.get_int("optim.plateau_patience");
+  check_schedule(o);
 
   n.dist.backend = c.get_string("dist.backend");
   n.dist.bucket_mb = c.get_number("dist.bucket_mb");
@@ -242,7 +271,8 @@ std::string nmt_config_reference() {
       "luong configuration reference",
       "Generated by `luong config --doc` from the schema in models/nmt/nmt_config.cpp; do not edit by hand.\n\n"
       "A config is a YAML file with the sections below; every key is optional and takes its default when absent. "
-      "An unknown key or a value of the wrong type is an error naming the key. Any key can be overridden on the "
+      "An unknown key, a key given twice, a value of the wrong type or out of its range (numbers must be finite) is "
+      "an error naming the file, line and key. Any key can be overridden on the "
       "command line with `--set section.key=value` (the value is read as a YAML scalar). `luong config --config F "
       "[--set k=v ...]` prints the resolved config with every default filled in; the trainer writes the same text "
       "to the run directory.\n\n"

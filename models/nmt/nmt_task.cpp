@@ -1,6 +1,9 @@
 #include "models/nmt/nmt_task.h"
 
 #include <algorithm>
+#include <tuple>
+
+#include <unistd.h>
 
 #include "framework/core/precision.h"
 #include "framework/io/checkpoint.h"
@@ -49,6 +52,15 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   train_ = std::make_shared<Corpus>(encode_corpus(text, src_vocab_, tgt_vocab_, cfg.data.max_len));
   log(str("train: ", train_->stats.summary()));
   log(str("vocabularies: source ", src_vocab_.size(), ", target ", tgt_vocab_.size()));
+  // A vocabulary that maps most of the training text to <unk> (data.min_freq or a vocabulary size far too
+  // small for the corpus) trains a model that can mostly say <unk>: a warning, since it may be meant.
+  const CorpusStats& st = train_->stats;
+  for (const auto& [side, unk, tokens] : {std::tuple{"source", st.src_unk, st.src_tokens},
+                                          std::tuple{"target", st.tgt_unk, st.tgt_tokens}})
+    if (tokens > 0 && 2 * unk > tokens)
+      log(str("warning: ", 100 * unk / tokens, "% of the ", side, " training tokens are <unk> (data.min_freq = ",
+              cfg.data.min_freq, ", data.", side == std::string("source") ? "src" : "tgt", "_vocab_size = ",
+              side == std::string("source") ? cfg.data.src_vocab_size : cfg.data.tgt_vocab_size, ")"));
   LUONG_CHECK(!train_->examples.empty(), "no training pairs left in ", cfg.data.train_src, " / ", cfg.data.train_tgt,
               " (", train_->stats.summary(), ")");
   if (!cfg.data.valid_src.empty()) {
@@ -96,8 +108,32 @@ bool NmtTask::next_batch() {
   return true;
 }
 
+// The attention weights a training step keeps for backward grow as sentences x source x target length: a
+// data.max_len raised far past the usual (a pair of 100,000-token lines) would make one batch ask for tens
+// of GB and end in the kernel's out-of-memory killer. Refused before allocating when it would take more
+// than half of the host's memory, naming the longest pair's line (CPU; on a GPU the caching allocator's
+// out-of-memory error names the request).
+void check_attention_memory(const Batch& b, const Corpus& corpus, const NmtConfig& cfg, Device device) {
+  if (!device.is_cpu()) return;
+  const int64_t rows = b.src.size(0), src_len = b.src.size(1), tgt_len = b.tgt_in.size(1);
+  const double bytes = static_cast<double>(rows) * src_len * tgt_len * sizeof(float);
+  const double host = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (host <= 0 || bytes <= host / 2) return;
+  int64_t line = 0;
+  size_t longest = 0;
+  for (int64_t i : b.indices) {
+    const Example& e = corpus.examples[static_cast<size_t>(i)];
+    if (e.src.size() + e.tgt.size() > longest) longest = e.src.size() + e.tgt.size(), line = e.line;
+  }
+  LUONG_FAIL("a training batch of ", rows, " sentences (source length ", src_len, ", target length ", tgt_len,
+             ") needs about ", bytes / 1e9, " GB for its attention weights alone, more than half of this machine's ",
+             host / 1e9, " GB; its longest pair is line ", line, " of ", cfg.data.train_src, " / ", cfg.data.train_tgt,
+             ". Lower data.max_len (now ", cfg.data.max_len, ") or train.batch_size, or split the long lines.");
+}
+
 StepResult NmtTask::forward_backward() {
   LUONG_CHECK(batch_.has_value(), "forward_backward() without a batch");
+  check_attention_memory(*batch_, *train_, cfg_, device_);
   ++step_;
   Generator dropout_gen(cfg_.seed + static_cast<uint64_t>(group_.rank()) * kRankStride,
                         static_cast<uint64_t>(step_) << 32);
@@ -147,10 +183,10 @@ void NmtTask::save_state(StateDict& out) const {
   out.strings["vocab/tgt"] = join_string_list(tgt_vocab_.to_tokens());
 }
 
-void NmtTask::load_state(const StateDict& in) {
+void NmtTask::load_state(const StateDict& in, const std::string& source) {
   Checkpoint view;
   view.state = in;
-  view.path = "checkpoint";
+  view.path = source;  // the mismatch errors name it: "checkpoint <source>: parameter ..."
   check_string_list(view, "vocab/src", src_vocab_.to_tokens());
   check_string_list(view, "vocab/tgt", tgt_vocab_.to_tokens());
   StateDict dest;

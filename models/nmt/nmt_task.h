@@ -34,7 +34,7 @@ class NmtTask : public TrainTask {
   int64_t epoch() const override { return iterator_->state().epoch + 1; }
   int64_t batches_per_epoch() const override { return batches_per_epoch_; }
   void save_state(StateDict& out) const override;
-  void load_state(const StateDict& in) override;
+  void load_state(const StateDict& in, const std::string& source) override;
   std::map<std::string, std::string> checkpoint_metadata() const override;
 
   NmtModel& model() { return *model_; }

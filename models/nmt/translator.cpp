@@ -12,8 +12,8 @@ namespace luong::nmt {
 Translator::Translator(const std::string& checkpoint, Device device) : device_(device) {
   const Checkpoint ckpt = load_checkpoint(checkpoint);
   const auto& strings = ckpt.state.strings;
-  LUONG_CHECK(strings.count("config") && strings.count("vocab/src") && strings.count("vocab/tgt"), "checkpoint ",
-              checkpoint, " has no config or vocabularies: not a luong training checkpoint");
+  if (!strings.count("config") || !strings.count("vocab/src") || !strings.count("vocab/tgt"))
+    LUONG_FAIL("checkpoint ", checkpoint, " has no config or vocabularies: not a luong training checkpoint");
   // The schema without registry validators is enough here: the names were validated when training began.
   const Config config = Config::load_string(nmt_schema(), strings.at("config"), checkpoint + ":/config");
   cfg_ = nmt_config_from(config);
@@ -39,14 +39,23 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
   std::vector<Translation> out(sentences.size());
   BeamOptions beam = o.beam;
   beam.keep_attention = beam.keep_attention || o.unk_replace;
-  for (size_t start = 0; start < sentences.size(); start += static_cast<size_t>(o.batch_size)) {
-    const size_t end = std::min(sentences.size(), start + static_cast<size_t>(o.batch_size));
+  // An empty (or whitespace-only) line translates to an empty line: decoding it from a lone </s> would
+  // make the model invent a sentence. Only the others go through beam search.
+  std::vector<size_t> todo;
+  for (size_t i = 0; i < sentences.size(); ++i) {
+    out[i].src_tokens = tokenizer_.tokenize(sentences[i]);
+    if (out[i].src_tokens.empty()) {
+      out[i].nbest.emplace_back();  // one empty hypothesis keeps n-best output aligned
+    } else {
+      todo.push_back(i);
+    }
+  }
+  for (size_t start = 0; start < todo.size(); start += static_cast<size_t>(o.batch_size)) {
+    const size_t end = std::min(todo.size(), start + static_cast<size_t>(o.batch_size));
     std::vector<std::vector<int64_t>> ids;
     int64_t S = 1;
-    for (size_t i = start; i < end; ++i) {
-      out[i].src_tokens = tokenizer_.tokenize(sentences[i]);
-      ids.push_back(src_vocab_.encode(out[i].src_tokens));
-      if (ids.back().empty()) ids.back().push_back(Vocabulary::kEos);  // an empty line still decodes
+    for (size_t k = start; k < end; ++k) {
+      ids.push_back(src_vocab_.encode(out[todo[k]].src_tokens));
       S = std::max<int64_t>(S, static_cast<int64_t>(ids.back().size()));
     }
     const int64_t B = static_cast<int64_t>(ids.size());
@@ -58,7 +67,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     auto hyps = beam_search(*model_, Tensor::from_ids(flat, {B, S}, device_), lengths, Vocabulary::kBos,
                             Vocabulary::kEos, beam);
     for (int64_t b = 0; b < B; ++b) {
-      Translation& tr = out[start + static_cast<size_t>(b)];
+      Translation& tr = out[todo[start + static_cast<size_t>(b)]];
       tr.nbest = std::move(hyps[static_cast<size_t>(b)]);
       const Hypothesis& best = tr.nbest.front();
       tr.attention = best.attention;
@@ -86,8 +95,8 @@ std::unordered_map<std::string, std::string> read_dictionary(const std::string& 
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
     const auto tab = lines[i].find('\t');
-    LUONG_CHECK(tab != std::string::npos && tab > 0 && tab + 1 < lines[i].size(), "dictionary ", path, " line ", i + 1,
-                ": expected 'source<TAB>target'");
+    if (tab == std::string::npos || tab == 0 || tab + 1 >= lines[i].size())
+      LUONG_FAIL("dictionary ", path, " line ", i + 1, ": expected 'source<TAB>target', got '", lines[i], "'");
     dict.emplace(lines[i].substr(0, tab), lines[i].substr(tab + 1));
   }
   return dict;

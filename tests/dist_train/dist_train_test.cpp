@@ -77,9 +77,11 @@ TEST_F(DistTrainTest, CheckpointsResumeAcrossWorldSizes) {
   // Two ranks to step 10, then one process to 20.
   const std::string a = fresh_dir("dist_2to1");
   ASSERT_EQ(run_mpi(args(a, 8, 10)).status, 0);
-  const RunResult ra = run_luong(args(a, 16, 20, "--resume auto"));
+  const RunResult ra = run_luong(args(a, 16, 20, "--resume auto --json"));
   ASSERT_EQ(ra.status, 0) << ra.output;
-  EXPECT_NE(ra.output.find("resumed from"), std::string::npos) << ra.output;
+  EXPECT_NE(ra.output.find("\"resumed_from\":\"" + checkpoint_path(a, 10) + "\""), std::string::npos) << ra.output;
+  // 2 x 8 and 1 x 16 sentences are the same global batch: not a config change worth a warning.
+  EXPECT_EQ(ra.output.find("warning: resuming with a changed config"), std::string::npos) << ra.output;
   EXPECT_LE(max_rel_diff(checkpoint_path(straight, 20), checkpoint_path(a, 20)), 1e-6);
   // One process to step 10, then two ranks to 20.
   const std::string b = fresh_dir("dist_1to2");

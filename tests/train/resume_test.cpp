@@ -111,9 +111,10 @@ TEST_F(ResumeTest, KilledDuringACheckpointWriteKeepsThePreviousOneAndResumesExac
   ASSERT_TRUE(killed) << "never saw the second checkpoint being written";
   EXPECT_FALSE(std::filesystem::exists(checkpoint_path(dir, 8))) << "the interrupted write must not appear";
   EXPECT_TRUE(load_checkpoint(checkpoint_path(dir, 4)).state.ints.count("trainer/step"));
-  const RunResult resumed = run_luong(train_args(dir, "--set train.max_steps=20 --resume auto"));
+  const RunResult resumed = run_luong(train_args(dir, "--set train.max_steps=20 --resume auto --json"));
   ASSERT_EQ(resumed.status, 0) << resumed.output;
-  EXPECT_NE(resumed.output.find("ckpt-4.h5"), std::string::npos) << resumed.output;
+  EXPECT_NE(resumed.output.find("\"resumed_from\":\"" + checkpoint_path(dir, 4) + "\""), std::string::npos)
+      << resumed.output;
   expect_bitwise_equal(reference, model_of(checkpoint_path(dir, 20)));
 }
 
@@ -126,10 +127,11 @@ TEST_F(ResumeTest, ExplicitCorruptCheckpointIsAnErrorAndAutoSkipsIt) {
   const RunResult explicit_run = run_luong(train_args(dir, "--set train.max_steps=12 --resume " + newest));
   EXPECT_NE(explicit_run.status, 0);
   EXPECT_NE(explicit_run.output.find(newest), std::string::npos) << explicit_run.output;
-  const RunResult auto_run = run_luong(train_args(dir, "--set train.max_steps=12 --resume auto"));
+  const RunResult auto_run = run_luong(train_args(dir, "--set train.max_steps=12 --resume auto --json"));
   EXPECT_EQ(auto_run.status, 0) << auto_run.output;
-  EXPECT_NE(auto_run.output.find("skipping checkpoint"), std::string::npos) << auto_run.output;
-  EXPECT_NE(auto_run.output.find("resumed from"), std::string::npos) << auto_run.output;
+  EXPECT_NE(auto_run.output.find("warning: skipping checkpoint " + newest), std::string::npos) << auto_run.output;
+  EXPECT_NE(auto_run.output.find("\"resumed_from\":\"" + checkpoint_path(dir, 4) + "\""), std::string::npos)
+      << auto_run.output;
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ class RegressionTask : public TrainTask {
   int64_t epoch() const override { return epoch_; }
   int64_t batches_per_epoch() const override { return 4; }
   void save_state(StateDict& out) const override { out.tensors["w"] = w_.data(); }
-  void load_state(const StateDict& in) override { w_.data().copy_(in.tensors.at("w")); }
+  void load_state(const StateDict& in, const std::string&) override { w_.data().copy_(in.tensors.at("w")); }
 
   Variable w_;
   double valid_override_ = 0;  // constant validation loss (to trigger early stopping)

@@ -1,6 +1,8 @@
 #include "models/nmt/data/text_reader.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -13,27 +15,9 @@
 namespace luong::nmt {
 namespace {
 
-std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) LUONG_FAIL("file '", path, "' cannot be read: it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) LUONG_FAIL("file '", path, "' cannot be read: ", std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) LUONG_FAIL("file '", path, "': read error");
-  return buf.str();
-}
-
-bool blank(const std::string& s) {
-  for (char32_t c : utf8_decode(s))
-    if (!is_space_char(c)) return false;
-  return true;
-}
-
-}  // namespace
-
-std::vector<std::string> read_lines(const std::string& path) {
-  const std::string text = read_file(path);
+// Splits at '\n' (dropping a '\r' before it and a leading BOM); `source` prefixes every error.
+std::vector<std::string> split_lines(const std::string& text, const std::string& source) {
+  check_no_nul(text, source);
   std::vector<std::string> lines;
   size_t pos = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   while (pos < text.size()) {
@@ -44,13 +28,59 @@ std::vector<std::string> read_lines(const std::string& path) {
     std::string line = text.substr(pos, stop - pos);
     const int64_t bad = utf8_invalid_offset(line);
     if (bad >= 0)
-      LUONG_FAIL("file '", path, "' line ", lines.size() + 1, ": invalid UTF-8 at byte ", bad, " of the line (byte ",
+      LUONG_FAIL(source, " line ", lines.size() + 1, ": invalid UTF-8 at byte ", bad, " of the line (byte ",
                  static_cast<int64_t>(pos) + bad, " of the file)");
     lines.push_back(std::move(line));
     pos = end + 1;
   }
   return lines;
 }
+
+bool blank(const std::string& s) {
+  for (char32_t c : utf8_decode(s))
+    if (!is_space_char(c)) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string read_text_file(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) LUONG_FAIL("file '", path, "' cannot be read: it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) LUONG_FAIL("file '", path, "' cannot be read: ", std::strerror(errno));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  if (in.bad()) LUONG_FAIL("file '", path, "': read error");
+  return buf.str();
+}
+
+std::string read_stdin_text() {
+  // stdio rather than std::cin: a failed read(2) (stdin redirected from a directory gives EISDIR) must be an
+  // error, and std::cin reports it as a plain end of input.
+  std::string text;
+  char buf[1 << 16];
+  size_t n;
+  errno = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) text.append(buf, n);
+  if (std::ferror(stdin)) LUONG_FAIL("standard input cannot be read: ", std::strerror(errno ? errno : EIO));
+  return text;
+}
+
+void check_no_nul(const std::string& text, const std::string& source) {
+  const size_t nul = text.find('\0');
+  if (nul == std::string::npos) return;
+  const size_t line_start = nul == 0 ? 0 : text.rfind('\n', nul - 1) + 1;  // npos + 1 == 0: the first line
+  const auto line = std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n') + 1;
+  LUONG_FAIL(source, " line ", line, ": NUL byte at byte ", nul - line_start, " of the line (byte ", nul,
+             " of the file)");
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  return split_lines(read_text_file(path), str("file '", path, "'"));
+}
+
+std::vector<std::string> read_stdin_lines() { return split_lines(read_stdin_text(), "standard input"); }
 
 ParallelText read_parallel(const std::string& src_path, const std::string& tgt_path) {
   std::vector<std::string> src = read_lines(src_path);

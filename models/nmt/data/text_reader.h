@@ -8,8 +8,20 @@
 namespace luong::nmt {
 
 // All lines of a file (a last line without '\n' counts). Throws when the file cannot be read or a line is
-// not valid UTF-8 ("file 'x' line 7: invalid UTF-8 at byte 12 of the line (byte 340 of the file)").
+// not valid UTF-8 ("file 'x' line 7: invalid UTF-8 at byte 12 of the line (byte 340 of the file)") or holds a
+// NUL byte ("file 'x' line 7: NUL byte at byte 3 of the line (byte 331 of the file)").
 std::vector<std::string> read_lines(const std::string& path);
+// The same for standard input; errors say "standard input line 7: ..." (and name the read error).
+std::vector<std::string> read_stdin_lines();
+
+// The whole file as bytes; errors name the file (missing, a directory, unreadable).
+std::string read_text_file(const std::string& path);
+// All of standard input as bytes; a read error (stdin is a directory, EIO) is an error, not an empty input.
+std::string read_stdin_text();
+// Throws "<source> line N: NUL byte at byte M of the line (byte K of the file)" for the first NUL in `text`
+// (`source` is e.g. "file 'x'" or "standard input"). A NUL is never text: tokenizers and BLEU would count it
+// as a character and checkpoints cannot store it in a vocabulary.
+void check_no_nul(const std::string& text, const std::string& source);
 
 // Two line-aligned files. Pairs where either side is empty (or only whitespace) are skipped and counted.
 struct ParallelText {

@@ -1,0 +1,172 @@
+// Sweep specs that used to be accepted and misbehave later: a grid too large to expand, a base that is a
+// directory, equal grid values spelled differently, repeated keys, an unknown fixed override; plus the
+// results table's error cell and the --parallel message.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "framework/core/error.h"
+#include "framework/sweep/results_table.h"
+#include "framework/sweep/sweep_plan.h"
+#include "models/nmt/nmt_config.h"
+#include "tests/data/test_files.h"
+#include "tests/support/run_luong.h"
+
+namespace luong::sweep {
+namespace {
+
+const std::string kBase = std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml";
+
+SweepSpec parse(const std::string& body) { return parse_sweep_spec("base: " + kBase + "\n" + body, "specs/s.yaml"); }
+
+std::string error_of(const std::string& body) {
+  return testing::error_of([&] { parse(body); });
+}
+
+// 7 keys x 10 values: 10^7 trials.
+std::string huge_grid() {
+  std::string g = "grid:\n";
+  for (const char* k : {"optim.lr", "model.dropout", "model.init_range", "optim.clip_norm", "optim.beta1",
+                        "optim.weight_decay", "eval.length_penalty"}) {
+    g += std::string("  ") + k + ": [";
+    for (int i = 0; i < 10; ++i) g += (i ? ", " : "") + std::to_string(i + 1);
+    g += "]\n";
+  }
+  return g;
+}
+
+TEST(SweepLimits, HugeGridFailsFastNamingFileCountAndLimit) {
+  const auto start = std::chrono::steady_clock::now();
+  const std::string msg = error_of(huge_grid());
+  EXPECT_NE(msg.find("sweep spec specs/s.yaml:2: grid: the spec makes 10000000 trials (grid 10 x 10 x 10 x 10 x 10 "
+                     "x 10 x 10), more than the limit of 10000"),
+            std::string::npos)
+      << msg;
+  // Counted, not expanded: 10^7 trials would take many seconds and gigabytes.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+
+TEST(SweepLimits, HugeRandomSearchFailsFast) {
+  const std::string msg = error_of("random: {samples: 100000000000, params: {optim.lr: {uniform: [0.1, 1]}}}\n");
+  EXPECT_NE(msg.find("specs/s.yaml:2: random.samples: the spec makes 100000000000 trials (random.samples "
+                     "100000000000), more than the limit of 10000"),
+            std::string::npos)
+      << msg;
+  // Grid times samples counts too; a product past int64 does not wrap around.
+  EXPECT_NE(error_of("grid: {optim.lr: [0.1, 0.2]}\nrandom: {samples: 5001, params: {model.dropout: {uniform: [0, "
+                     "1]}}}\n")
+                .find("10002 trials (grid 2 x random.samples 5001)"),
+            std::string::npos);
+  EXPECT_NE(error_of(huge_grid() + "random: {samples: 9223372036854775807, params: {seed: {choice: [1]}}}\n")
+                .find("9223372036854775807 or more trials"),
+            std::string::npos);
+  // At the limit is fine.
+  EXPECT_EQ(parse("random: {samples: 10000, params: {optim.lr: {uniform: [0.1, 1]}}}\n").random_samples, kMaxTrials);
+}
+
+TEST(SweepLimits, PlanRefusesAHandBuiltHugeSpec) {
+  SweepSpec s;
+  s.file = "code";
+  for (int k = 0; k < 7; ++k) {
+    GridAxis axis{"key" + std::to_string(k), {}};
+    for (int i = 0; i < 10; ++i) axis.values.push_back(number_value(i));
+    s.grid.push_back(axis);
+  }
+  EXPECT_EQ(trial_count(s), 10000000);
+  EXPECT_ERROR_HAS(plan_trials(s), "sweep spec code: the spec makes 10000000 trials, more than the limit of 10000");
+}
+
+TEST(SweepLimits, BaseThatIsADirectoryIsAnError) {
+  testing::TempDir dir;
+  const std::string msg = testing::error_of([&] { parse_sweep_spec("base: " + dir.path().string() + "\n", "s.yaml"); });
+  EXPECT_NE(msg.find("sweep spec s.yaml:1: base: config file '" + dir.path().string() +
+                     "' is a directory, expected a YAML file"),
+            std::string::npos)
+      << msg;
+  EXPECT_ERROR_HAS(load_sweep_spec(dir.path().string()), "is a directory, expected a YAML file");
+}
+
+TEST(SweepLimits, EqualGridValuesRunOnceFirstSpellingKept) {
+  const SweepSpec s = parse(
+      "grid:\n  optim.lr: [0.1, 0.10, 1e-1, 0.2]\n  model.input_feeding: [true, yes, false]\n"
+      "  model.attention: [dot, 'dot', general, dot]\n");
+  ASSERT_EQ(s.grid.size(), 3u);
+  ASSERT_EQ(s.grid[0].values.size(), 2u);
+  EXPECT_EQ(s.grid[0].values[0].yaml, "0.1");
+  EXPECT_EQ(s.grid[0].values[1].yaml, "0.2");
+  ASSERT_EQ(s.grid[1].values.size(), 2u);
+  EXPECT_EQ(s.grid[1].values[0].yaml, "true");
+  // A quoted 'dot' is the string dot, as `--set` reads it: the same value.
+  ASSERT_EQ(s.grid[2].values.size(), 2u);
+  const auto trials = plan_trials(parse("grid: {optim.lr: [0.1, 0.10]}\n"));
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].name, "lr-0.1");
+}
+
+TEST(SweepLimits, RepeatedKeysAreErrors) {
+  EXPECT_ERROR_HAS(parse("grid: {optim.lr: [1]}\ngrid: {optim.lr: [2]}\n"), "specs/s.yaml:3: duplicate key 'grid'");
+  EXPECT_ERROR_HAS(parse("overrides:\n  optim.lr: 1\n  optim:\n    lr: 2\n"),
+                   "specs/s.yaml:5: overrides: duplicate key 'optim.lr'");
+  EXPECT_ERROR_HAS(parse("overrides:\n  optim: {lr: 1}\n  optim: {eps: 2}\n"),
+                   "specs/s.yaml:4: overrides: duplicate key 'optim'");
+}
+
+TEST(SweepLimits, UnknownOrBadFixedOverrideIsASpecError) {
+  const ConfigSchema schema = nmt::nmt_schema();
+  EXPECT_ERROR_HAS(check_spec_keys(parse("overrides:\n  optim.lrr: 0.1\ngrid: {model.layers: [1, 2]}\n"), schema),
+                   "sweep spec specs/s.yaml:3: overrides.optim.lrr: unknown key 'optim.lrr' (valid keys under "
+                   "'optim': name, lr,");
+  EXPECT_ERROR_HAS(check_spec_keys(parse("overrides:\n  optim: {lr: 0}\n"), schema),
+                   "sweep spec specs/s.yaml:3: overrides.optim.lr: value 0.0 is out of range (0, inf)");
+  EXPECT_ERROR_HAS(check_spec_keys(parse("overrides:\n  model.layers: two\n"), schema),
+                   "specs/s.yaml:3: overrides.model.layers: expected integer, got 'two'");
+  EXPECT_ERROR_HAS(check_spec_keys(parse("overrides:\n  model: 3\n"), schema),
+                   "specs/s.yaml:3: overrides.model: is a section");
+  EXPECT_ERROR_HAS(check_spec_keys(parse("grid:\n  optim.lrr: [1]\n"), schema),
+                   "specs/s.yaml:3: grid.optim.lrr: unknown key 'optim.lrr'");
+  EXPECT_ERROR_HAS(check_spec_keys(parse("random: {samples: 1, params: {modle.layers: {choice: [1]}}}\n"), schema),
+                   "specs/s.yaml:2: random.params.modle.layers: unknown key 'modle.layers'");
+  // Varied values are checked per trial, so one bad value fails only its trials.
+  check_spec_keys(parse("overrides: {train.max_steps: 5}\ngrid: {model.layers: [0, 1]}\n"), schema);
+}
+
+TEST(SweepLimits, DryRunRefusesAnUnknownOverride) {
+  testing::TempDir dir;
+  const std::string spec = dir.file("s.yaml", "base: " + kBase + "\noverrides:\n  optim.lrr: 0.1\n");
+  const auto r = testing::run_luong("sweep " + spec + " --out " + dir.path("out") + " --dry-run");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("luong: error: sweep spec " + spec + ":3: overrides.optim.lrr: unknown key 'optim.lrr'"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(SweepLimits, ParallelZeroSaysAtLeastOne) {
+  testing::TempDir dir;
+  const std::string spec = dir.file("s.yaml", "base: " + kBase + "\n");
+  const auto r = testing::run_luong("sweep " + spec + " --out " + dir.path("out") + " -j 0");
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("--parallel: must be >= 1 (trials at once), got 0"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("179769"), std::string::npos) << r.output;
+}
+
+TEST(SweepLimits, ErrorCellShowsTheLogsErrorLine) {
+  TrialResult r;
+  r.name = "base", r.status = TrialStatus::failed;
+  r.error =
+      "luong train: exit status 1 (no --json summary line); last lines of out/trials/base/train.log:\n"
+      "luong 0.1.0: 1 process(es), backend local\n"
+      "luong: error: file '/x/train.src' cannot be read: No such file or directory\n";
+  const ResultsTable md = make_table({r}, {}, false, false);
+  EXPECT_EQ(md.rows[0].back(), "luong: error: file '/x/train.src' cannot be read: No such file or directory");
+  EXPECT_EQ(make_table({r}, {}, false, true).rows[0].back(), r.error);  // the CSV keeps everything
+  r.error = "luong train: killed by signal 9; last lines of log:\n" + std::string(300, 'x') + " error: long\n";
+  const std::string cell = make_table({r}, {}, false, false).rows[0].back();
+  EXPECT_EQ(cell.size(), 160u);
+  EXPECT_EQ(cell.substr(157), "...");
+}
+
+}  // namespace
+}  // namespace luong::sweep

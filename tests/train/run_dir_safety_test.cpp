@@ -1,0 +1,282 @@
+// What `luong train` does to a run directory when something goes wrong: a diverging run writes no
+// NaN or diverged checkpoint and leaves best.h5 on the best validated step; best.h5 is only ever the
+// checkpoint of an improving validation; a fresh run refuses a directory holding another run's checkpoints
+// (--overwrite starts over); --resume auto with nothing loadable falls back to best.h5 or stops instead of
+// starting over; a refused resume leaves config.yaml alone; Ctrl-C saves and exits 130; temp files of a
+// killed save are cleaned up; resuming with a changed config says what changed; --quiet keeps warnings,
+// such as a training text that the vocabulary maps mostly to <unk>.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "framework/io/checkpoint.h"
+#include "framework/io/checkpoint_dir.h"
+#include "framework/ops/tensor_math.h"
+#include "tests/support/run_luong.h"
+
+namespace luong::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class RunDirSafetyTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    data_ = fresh_dir("run_dir_safety_data");
+    const RunResult r = run_luong("gen-data --out " + data_ + " --train 400 --valid 40 --test 10");
+    ASSERT_EQ(r.status, 0) << r.output;
+  }
+  static std::string train_args(const std::string& run_dir, const std::string& extra = "") {
+    return "train --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
+           " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +
+           " --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt" +
+           " --set model.hidden_size=16 --set model.embedding_size=16 --set model.dropout=0" +
+           " --set train.batch_size=16 --set train.max_epochs=0 --set train.max_steps=20" +
+           " --set train.valid_every=10 --set train.checkpoint_every=10 --set train.keep_checkpoints=2 " + extra;
+  }
+  static std::string data_;
+};
+std::string RunDirSafetyTest::data_;
+
+int64_t step_of(const std::string& path) { return load_checkpoint(path).state.ints.at("trainer/step"); }
+
+// Every floating-point tensor of the checkpoint is finite.
+bool all_finite(const std::string& path) {
+  for (const auto& [name, t] : load_checkpoint(path).state.tensors)
+    if ((t.dtype() == DType::f32 || t.dtype() == DType::f64) && !std::isfinite(sum_squares(t))) return false;
+  return true;
+}
+
+// The validated steps of metrics.jsonl and their perplexities.
+std::map<int64_t, double> valid_ppls(const std::string& run_dir) {
+  std::map<int64_t, double> out;
+  std::ifstream in(run_dir + "/metrics.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    // A diverged validation's perplexity is NaN, written as null: not a candidate for the best.
+    if (j.value("type", "") == "valid" && j.at("valid_ppl").is_number())
+      out[j.at("step").get<int64_t>()] = j.at("valid_ppl").get<double>();
+  }
+  return out;
+}
+
+// name -> size and modification time of every file in a directory: "nothing was touched".
+std::map<std::string, std::string> snapshot(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::ostringstream os;
+    os << fs::file_size(e.path()) << "@" << fs::last_write_time(e.path()).time_since_epoch().count();
+    out[e.path().filename().string()] = os.str();
+  }
+  return out;
+}
+
+TEST_F(RunDirSafetyTest, ADivergingRunWritesNoBadCheckpointAndKeepsTheBestValidatedOne) {
+  const std::string dir = fresh_dir("safety_nan");
+  ASSERT_EQ(run_luong(train_args(dir)).status, 0);
+  for (const char* lr : {"1e38", "1e30"}) {  // NaN parameters; finite but diverged losses
+    SCOPED_TRACE(lr);
+    const std::string diverge = std::string("--resume auto --set train.max_steps=60 --set optim.lr=") + lr +
+                                " --set optim.clip_norm=0 --set train.checkpoint_every=1" +
+                                " --set train.valid_every=0 --set train.keep_checkpoints=3";
+    const RunResult r = run_luong(train_args(dir, diverge));
+    EXPECT_NE(r.status, 0) << r.output;
+    // Stopped by the run of bad steps or by the validation at the epoch's end, whichever comes first.
+    const bool stopped = r.output.find("consecutive steps had a NaN/Inf loss or gradient") != std::string::npos ||
+                         r.output.find("training diverged: validation perplexity") != std::string::npos;
+    EXPECT_TRUE(stopped) << r.output;
+    for (const auto& f : list_checkpoints(dir)) EXPECT_TRUE(all_finite(f.path)) << f.path;
+    EXPECT_TRUE(all_finite(best_checkpoint_path(dir)));
+    const auto ppls = valid_ppls(dir);
+    ASSERT_FALSE(ppls.empty());
+    int64_t best_step = ppls.begin()->first;
+    for (const auto& [step, ppl] : ppls)
+      if (ppl < ppls.at(best_step)) best_step = step;
+    EXPECT_EQ(step_of(best_checkpoint_path(dir)), best_step) << "best.h5 must stay the best validated step";
+  }
+}
+
+TEST_F(RunDirSafetyTest, BestIsTheCheckpointOfTheImprovingValidationNotALaterPeriodicOne) {
+  const std::string dir = fresh_dir("safety_best");
+  // Validation every 10 steps, checkpoints every 5. Steps 10 and 20 improve; the resumed run's lr of 1
+  // makes step 30 worse, so the periodic ckpt-25 (after an improving validation, before a worse one) must
+  // not become best.h5: step 20 stays the best.
+  const std::string every = " --set train.checkpoint_every=5 --set train.keep_checkpoints=0";
+  ASSERT_EQ(run_luong(train_args(dir, every)).status, 0);
+  const RunResult r = run_luong(train_args(dir, every + " --resume auto --set train.max_steps=30 --set optim.lr=1"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto ppls = valid_ppls(dir);
+  ASSERT_EQ(ppls.size(), 3u);
+  ASSERT_GT(ppls.at(30), ppls.at(20)) << "the setting must make the last validation worse";
+  int64_t best_step = 10;
+  for (const auto& [step, ppl] : ppls)
+    if (ppl < ppls.at(best_step)) best_step = step;
+  EXPECT_EQ(step_of(best_checkpoint_path(dir)), best_step);
+  EXPECT_TRUE(fs::equivalent(best_checkpoint_path(dir), checkpoint_path(dir, best_step)));
+}
+
+TEST_F(RunDirSafetyTest, AFreshRunRefusesAnotherRunsDirectoryUnlessOverwrite) {
+  const std::string dir = fresh_dir("safety_fresh");
+  ASSERT_EQ(run_luong(train_args(dir)).status, 0);
+  const auto before = snapshot(dir);
+  const RunResult refused = run_luong(train_args(dir, "--set model.hidden_size=32"));
+  EXPECT_NE(refused.status, 0);
+  EXPECT_NE(refused.output.find("already holds a run's checkpoints"), std::string::npos) << refused.output;
+  EXPECT_NE(refused.output.find("--resume auto"), std::string::npos) << refused.output;
+  EXPECT_EQ(snapshot(dir), before) << "a refused run must not touch the directory";
+
+  const RunResult both = run_luong(train_args(dir, "--overwrite --resume auto"));
+  EXPECT_NE(both.status, 0);
+  EXPECT_NE(both.output.find("--overwrite"), std::string::npos) << both.output;
+
+  const RunResult over = run_luong(train_args(dir, "--overwrite --set model.hidden_size=32 --set train.max_steps=10"));
+  ASSERT_EQ(over.status, 0) << over.output;
+  const auto files = list_checkpoints(dir);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(files[0].step, 10);
+  EXPECT_EQ(valid_ppls(dir).size(), 1u) << "metrics.jsonl restarted";
+}
+
+TEST_F(RunDirSafetyTest, ResumeAutoWithNothingLoadableUsesBestOrStops) {
+  const std::string dir = fresh_dir("safety_unloadable");
+  ASSERT_EQ(run_luong(train_args(dir)).status, 0);
+  // best.h5 becomes an independent copy, then every step checkpoint is emptied.
+  const std::string best = best_checkpoint_path(dir);
+  fs::copy_file(best, best + ".copy");
+  fs::rename(best + ".copy", best);
+  for (const auto& f : list_checkpoints(dir)) std::ofstream(f.path, std::ios::trunc);
+  const RunResult from_best = run_luong(train_args(dir, "--resume auto --set train.max_steps=30 --json"));
+  ASSERT_EQ(from_best.status, 0) << from_best.output;
+  EXPECT_NE(from_best.output.find("resuming from " + best), std::string::npos) << from_best.output;
+  EXPECT_NE(from_best.output.find("\"steps\":30"), std::string::npos) << from_best.output;
+
+  for (const auto& f : list_checkpoints(dir)) std::ofstream(f.path, std::ios::trunc);
+  std::ofstream(best, std::ios::trunc);
+  const auto before = snapshot(dir);
+  const RunResult stopped = run_luong(train_args(dir, "--resume auto --set train.max_steps=40"));
+  EXPECT_NE(stopped.status, 0);
+  EXPECT_NE(stopped.output.find("holds checkpoints but none loads"), std::string::npos) << stopped.output;
+  EXPECT_EQ(snapshot(dir), before) << "nothing may be started over or overwritten";
+}
+
+TEST_F(RunDirSafetyTest, ARefusedResumeLeavesTheRunsConfigAndVocabulariesAlone) {
+  const std::string dir = fresh_dir("safety_refused_resume");
+  ASSERT_EQ(run_luong(train_args(dir)).status, 0);
+  const auto before = snapshot(dir);
+  const RunResult r = run_luong(train_args(dir, "--resume auto --set model.hidden_size=32 --set train.max_steps=30"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("checkpoint " + checkpoint_path(dir, 20) + ": parameter"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("(16, 16)"), std::string::npos) << r.output;
+  EXPECT_EQ(snapshot(dir), before);
+}
+
+TEST_F(RunDirSafetyTest, ResumingWithAChangedConfigNamesTheChanges) {
+  const std::string dir = fresh_dir("safety_changed");
+  ASSERT_EQ(run_luong(train_args(dir)).status, 0);
+  const RunResult r = run_luong(train_args(dir, "--resume auto --set train.max_steps=30 --set optim.lr=0.5 --quiet"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("warning: resuming with a changed config"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("optim.lr: "), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("train.max_steps: 20 -> 30"), std::string::npos) << "limits are not warned about when quiet";
+  EXPECT_EQ(r.output.find("validation at step"), std::string::npos) << "--quiet keeps only warnings";
+  const RunResult loud = run_luong(train_args(dir, "--resume auto --set train.max_steps=40 --set optim.lr=0.5"));
+  ASSERT_EQ(loud.status, 0) << loud.output;
+  EXPECT_NE(loud.output.find("resuming with changed limits: train.max_steps: 30 -> 40"), std::string::npos)
+      << loud.output;
+  EXPECT_EQ(loud.output.find("warning: resuming with a changed config"), std::string::npos) << loud.output;
+}
+
+TEST_F(RunDirSafetyTest, InterruptSavesACheckpointAndExits130) {
+  const std::string dir = fresh_dir("safety_sigint");
+  const std::string log = dir + ".log";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string cmd = "exec " + std::string(LUONG_BINARY) + " " +
+                            train_args(dir, "--set train.max_steps=1000000 --set train.valid_every=0 --json") + " > " +
+                            log + " 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Interrupt once training has produced a checkpoint (so it is well into its loop).
+  for (int i = 0; i < 3000 && list_checkpoints(dir).empty(); ++i) usleep(10000);
+  ASSERT_FALSE(list_checkpoints(dir).empty());
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 130);
+  std::ifstream in(log);
+  const std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(out.find("\"stop_reason\":\"interrupted"), std::string::npos) << out;
+  const nlohmann::json summary = nlohmann::json::parse(out.substr(out.rfind("{\"")));
+  EXPECT_EQ(list_checkpoints(dir).back().step, summary.at("steps").get<int64_t>()) << "saved at the last step";
+}
+
+TEST_F(RunDirSafetyTest, TempFilesOfAKilledSaveAreRemovedAndSummariesSayWhatIsUnknown) {
+  const std::string dir = fresh_dir("safety_tmp");
+  ASSERT_EQ(run_luong(train_args(dir)).status, 0);
+  // A pid no process can have: Linux pids stay below pid_max, at most 2^22.
+  const std::string stale = checkpoint_path(dir, 30) + ".tmp.4194304";
+  std::ofstream(stale) << "half a checkpoint";
+  const RunResult r = run_luong(train_args(dir, "--resume auto --set train.max_steps=25 --json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_NE(r.output.find("removed " + stale), std::string::npos) << r.output;
+
+  // No validation set and fewer steps than log_every: no invented numbers.
+  const std::string bare = fresh_dir("safety_bare");
+  const RunResult b = run_luong(train_args(bare, "--set data.valid_src= --set data.valid_tgt= --set train.max_steps=5 "
+                                                 "--set train.log_every=10 --json"));
+  ASSERT_EQ(b.status, 0) << b.output;
+  const nlohmann::json j = nlohmann::json::parse(b.output.substr(b.output.rfind("{\"")));
+  EXPECT_TRUE(j.at("best_valid_ppl").is_null());
+  EXPECT_TRUE(j.at("train_loss").is_number());
+  EXPECT_GT(j.at("train_loss").get<double>(), 0.0) << "the loss of the steps since the last log line";
+}
+
+TEST_F(RunDirSafetyTest, MostlyUnknownTrainingTextIsWarnedAboutEvenWhenQuiet) {
+  const std::string dir = fresh_dir("safety_unk");
+  const RunResult r = run_luong(train_args(dir, "--quiet --set data.min_freq=1000000 --set train.max_steps=2"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("warning: 100% of the source training tokens are <unk> (data.min_freq = 1000000"),
+            std::string::npos)
+      << r.output;
+  const RunResult fine = run_luong(train_args(fresh_dir("safety_known"), "--quiet --set train.max_steps=2"));
+  ASSERT_EQ(fine.status, 0) << fine.output;
+  EXPECT_EQ(fine.output.find("<unk>"), std::string::npos) << fine.output;
+}
+
+TEST_F(RunDirSafetyTest, APairTooLongForMemoryIsRefusedBeforeAllocatingNamingItsLine) {
+  // A pair whose attention weights alone (L x L floats) need more than the whole machine: L from the
+  // host's memory, so the test means the same on any machine.
+  const double host = static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  const auto words = static_cast<int64_t>(std::sqrt(host / sizeof(float)) * 1.2);
+  const std::string dir = fresh_dir("safety_long");
+  fs::create_directories(dir);
+  for (const char* side : {"src", "tgt"}) {
+    std::ofstream out(dir + "/long." + side);
+    out << "a b c\nd e\n";
+    for (int64_t i = 0; i < words; ++i) out << (i % 2 ? "a " : "b ");
+    out << "\n";
+  }
+  const RunResult r = run_luong(train_args(dir + "/run", "--set data.train_src=" + dir + "/long.src --set " +
+                                                             "data.train_tgt=" + dir + "/long.tgt --set " +
+                                                             "data.max_len=" + std::to_string(words + 1) +
+                                                             " --set train.batch_size=1 --quiet"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("for its attention weights alone"), std::string::npos) << r.output.substr(0, 2000);
+  EXPECT_NE(r.output.find("line 3 of " + dir + "/long.src"), std::string::npos) << r.output.substr(0, 2000);
+}
+
+}  // namespace
+}  // namespace luong::testing
