@@ -8,6 +8,7 @@
 #include "framework/core/error.h"
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_average.h"
+#include "tests/support/error_of.h"
 #include "tests/support/temp_dir.h"
 
 namespace luong {
@@ -15,14 +16,7 @@ namespace {
 
 using testing::TempDir;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using luong::testing::error_of;
 
 TEST(CheckpointInputChecks, DirectoryIsNamedAsADirectory) {
   TempDir dir;

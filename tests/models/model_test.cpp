@@ -4,6 +4,7 @@
 
 #include "models/nmt/greedy.h"
 #include "models/nmt/model.h"
+#include "tests/support/error_of.h"
 #include "tests/support/gradcheck.h"
 
 namespace luong::nmt {
@@ -28,14 +29,7 @@ struct Batch {
   Tensor tgt_out = Tensor::from_ids({4, 3, 2, 5, 2, 0}, {2, 3});
 };
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using luong::testing::error_of;
 
 TEST(NmtModel, ParameterNamesFollowTheModuleTree) {
   ModelConfig c = tiny_config();

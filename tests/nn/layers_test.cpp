@@ -8,6 +8,7 @@
 #include "framework/nn/init.h"
 #include "framework/nn/linear.h"
 #include "framework/nn/lstm.h"
+#include "tests/support/error_of.h"
 #include "tests/support/gradcheck.h"
 
 namespace luong::testing {
@@ -30,16 +31,6 @@ std::vector<std::string> names_of(const Module& m) {
   std::vector<std::string> out;
   for (auto& [n, _] : m.named_parameters()) out.push_back(n);
   return out;
-}
-
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
 }
 
 TEST(Module, NamesOwnParametersFirstThenChildrenInRegistrationOrder) {

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "framework/optim/schedule.h"
+#include "tests/support/error_of.h"
 
 namespace luong {
 namespace {
@@ -14,14 +15,7 @@ std::vector<double> lrs_by_epoch(const Schedule& s, int64_t epochs) {
   return out;
 }
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using luong::testing::error_of;
 
 TEST(Schedule, ConstantIsBaseLrAlways) {
   ScheduleOptions o;
