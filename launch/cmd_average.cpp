@@ -19,6 +19,7 @@ namespace {
 struct AverageArgs {
   std::vector<std::string> inputs;
   std::string output;
+  bool force = false;
 };
 
 // Averaging parameters indexed by different vocabularies (same sizes, other words) or of differently wired
@@ -62,35 +63,60 @@ void require_compatible(const Checkpoint& first, const Checkpoint& other) {
   require_same_model_config(first, other);
 }
 
-// Writing over an input would destroy it (and the average would silently replace a training checkpoint).
-void require_output_is_not_an_input(const AverageArgs& a) {
+// Writing over an input would destroy it (and the average would silently replace a training checkpoint);
+// writing over any other existing file (e.g. another run's best.h5) needs --force.
+void check_output(const AverageArgs& a) {
   namespace fs = std::filesystem;
+  std::error_code ec;
+  const bool exists = fs::exists(a.output, ec);
   for (const auto& in : a.inputs) {
-    std::error_code ec;
-    const bool same = fs::exists(a.output, ec) ? fs::equivalent(a.output, in, ec)
-                                               : fs::weakly_canonical(a.output, ec) == fs::weakly_canonical(in, ec);
-    if (same)
-      LUONG_FAIL("average: --output ", a.output, " is the input checkpoint ", in,
-                 "; write the average to a new file");
+    std::error_code ec_out, ec_in;
+    const fs::path out_path = fs::weakly_canonical(a.output, ec_out), in_path = fs::weakly_canonical(in, ec_in);
+    if (!ec_out && !ec_in && out_path == in_path)
+      LUONG_FAIL("average: --output ", a.output, " is the input checkpoint ", in, "; write the average to a new file");
+    if (exists && fs::equivalent(a.output, in, ec))
+      LUONG_FAIL("average: --output ", a.output, " is the same file as input ", in,
+                 " (a hard link); write the average to a new file");
   }
+  if (exists && fs::is_directory(a.output, ec))
+    LUONG_FAIL("average: --output ", a.output, " is a directory; name the checkpoint file to write");
+  if (exists && !a.force) LUONG_FAIL("average: --output ", a.output, " exists; pass --force to replace it");
+}
+
+// The same checkpoint twice (by path, symlink or hard link) would silently get twice the weight.
+void require_distinct_inputs(const AverageArgs& a) {
+  for (size_t i = 0; i < a.inputs.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      std::error_code ec;
+      if (std::filesystem::equivalent(a.inputs[j], a.inputs[i], ec))
+        LUONG_FAIL("average: input ", a.inputs[i], " is the same file as input ", a.inputs[j],
+                   " (averaging a checkpoint with itself would count it twice)");
+    }
 }
 
 void run(const AverageArgs& a) {
   if (a.inputs.size() < 2) LUONG_FAIL("average needs at least two checkpoints, got ", a.inputs.size());
-  require_output_is_not_an_input(a);
-  const StateDict avg = average_checkpoints(a.inputs, require_compatible);
+  check_output(a);
+  require_distinct_inputs(a);
+  Checkpoint avg = average_checkpoints(a.inputs, require_compatible);
   std::string sources;
   for (const auto& p : a.inputs) sources += (sources.empty() ? "" : ",") + p;
-  save_checkpoint(a.output, avg, {{"averaged_from", sources}});
+  // Tells a reader (and `train --resume`) that this is an averaged model without training state.
+  avg.metadata["averaged_from"] = sources;
+  save_checkpoint(a.output, avg.state, avg.metadata);
   std::cout << "wrote " << a.output << " (average of " << a.inputs.size() << " checkpoints)\n";
 }
 
 const bool kRegistered = add_command([](CLI::App& app) {
   auto args = std::make_shared<AverageArgs>();
-  auto* cmd = app.add_subcommand("average", "Average the parameters of several checkpoints into a new one "
-                                            "(same vocabularies and model config; the output must be a new file)");
+  auto* cmd = app.add_subcommand("average",
+                                 "Average the parameters of several checkpoints into a new one (same vocabularies "
+                                 "and model config); the result has no training state: it is for eval and "
+                                 "translate, not --resume");
   cmd->add_option("checkpoints", args->inputs, "Checkpoints to average")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--output,-o", args->output, "Output checkpoint (not one of the inputs)")->required();
+  cmd->add_option("--output,-o", args->output, "Output checkpoint (a new file unless --force; never an input)")
+      ->required();
+  cmd->add_flag("--force", args->force, "Replace --output if it exists (it still may not be an input)");
   cmd->callback([args] { run(*args); });
 });
 

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "framework/core/error.h"
 #include "launch/commands.h"
 #include "launch/run_config.h"
 #include "models/nmt/nmt_config.h"
@@ -21,6 +22,11 @@ struct ConfigArgs {
 
 void run(const ConfigArgs& a) {
   if (a.doc) {
+    // The reference is the same whatever the config: quietly ignoring -c/--set would suggest it depends on them.
+    if (!a.file.empty() || !a.sets.empty())
+      LUONG_FAIL("config --doc prints the key reference and takes no config: drop ",
+                 a.file.empty() ? "--set" : a.sets.empty() ? "--config" : "--config and --set",
+                 ", or drop --doc to print the resolved config");
     std::cout << nmt::nmt_config_reference();
     return;
   }

@@ -11,6 +11,7 @@
 //                    optim.clip_norm, one optim.name step at optim.lr;
 //   step/loss, step/tokens, step/grad_norm (of the token-averaged gradient, before clipping);
 //   spec/*           the model's shape, so the reference can build the same model from the file alone.
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -36,7 +37,21 @@ struct DumpStepArgs {
   std::string out;
   int64_t batch = 16;
   std::string dtype = "float32";
+  bool force = false;
 };
+
+// Checked before the step is computed: --out must not replace an existing file (another run's checkpoint)
+// unless --force, and its directory must exist (a mistyped path must not create directories).
+void check_output(const DumpStepArgs& a) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(a.out, ec)) LUONG_FAIL("dump-step: --out ", a.out, " is a directory; name the file to write");
+  if (fs::exists(a.out, ec) && !a.force) LUONG_FAIL("dump-step: --out ", a.out, " exists; pass --force to replace it");
+  const fs::path parent = fs::path(a.out).parent_path();
+  if (!parent.empty() && !fs::is_directory(parent, ec))
+    LUONG_FAIL("dump-step: the directory ", parent.string(), " of --out ", a.out,
+               (fs::exists(parent, ec) ? " is not a directory" : " does not exist"), "; create it first");
+}
 
 std::vector<int64_t> lengths_of(const Tensor& t) {
   const int64_t* p = t.data<int64_t>();
@@ -61,6 +76,7 @@ void write_config(const nmt::ModelConfig& m, const nmt::NmtConfig& c, StateDict&
 }
 
 void run(const DumpStepArgs& a) {
+  check_output(a);
   const LoadedConfig loaded = load_run_config(a.config, a.sets);
   const nmt::NmtConfig& c = loaded.nmt;
   LUONG_CHECK(c.model.dropout == 0.0, "dump-step: model.dropout must be 0 (got ", c.model.dropout,
@@ -130,7 +146,9 @@ const bool kRegistered = add_command([](CLI::App& app) {
                                               "of a fresh model to HDF5 for a reference implementation to check");
   cmd->add_option("--config,-c", a->config, "YAML config file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--set", a->sets, "Override a config key: --set section.key=value (repeatable)");
-  cmd->add_option("--out,-o", a->out, "Output HDF5 file")->required();
+  cmd->add_option("--out,-o", a->out, "Output HDF5 file (a new file unless --force; its directory must exist)")
+      ->required();
+  cmd->add_flag("--force", a->force, "Replace --out if it exists");
   cmd->add_option("--batch", a->batch, "Sentence pairs in the batch (the first ones of the training data)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);

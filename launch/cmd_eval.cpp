@@ -58,6 +58,7 @@ std::vector<std::string> read_reference(const std::string& path) {
 
 void run(const EvalArgs& a) {
   validate_translate_args(a.t);
+  prepare_attention_plot_dir(a.t);
   nmt::Translator translator(a.t.checkpoint, Device::parse(a.t.device));
   // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
@@ -81,13 +82,21 @@ void run(const EvalArgs& a) {
   write_attention_plots(a.t, translations);
   const bleu::BleuScore score = bleu::corpus_bleu(hyps, refs);
   if (a.json) {
-    std::cout << nlohmann::json{{"checkpoint", a.t.checkpoint}, {"src", a.src}, {"ref", a.ref}, {"sentences", sources.size()},
-                                {"tokens", v.tokens}, {"ppl", ppl}, {"bleu", score.score}, {"bleu_signature", bleu::signature()},
-                                {"bleu_line", score.format()}, {"beam_size", a.t.beam}}
+    std::cout << nlohmann::json{{"checkpoint", a.t.checkpoint},
+                                {"src", a.src},
+                                {"ref", a.ref},
+                                {"sentences", sources.size()},
+                                {"tokens", v.tokens},
+                                {"ppl", ppl},
+                                {"bleu", score.score},
+                                {"bleu_signature", bleu::signature()},
+                                {"bleu_line", score.format()},
+                                {"beam_size", a.t.beam}}
                      .dump()
               << "\n";
   } else {
-    std::cout << "perplexity " << ppl << " over " << v.tokens << " target tokens\n" << score.format(2, bleu::signature()) << "\n";
+    std::cout << "perplexity " << ppl << " over " << v.tokens << " target tokens\n"
+              << score.format(2, bleu::signature()) << "\n";
   }
   flush_stdout();
 }

@@ -1,5 +1,11 @@
 // `luong train`: trains a model from a YAML config, on one process or under mpirun.
 //   luong train --config configs/multi30k.yaml --run-dir checkpoints/m30k [--set k=v ...] [--resume auto]
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -31,6 +37,32 @@ struct TrainArgs {
   bool quiet = false;
 };
 
+// Takes <run_dir>/.lock (flock) for the life of the process: a second `luong train` on the same directory
+// (an --overwrite, or a resume, while this run trains) would delete or interleave this run's files. The
+// file holds the owner's pid and host for the message; the lock itself goes with the process, however it
+// ends, so a crashed run never leaves a stale lock.
+void lock_run_dir(const std::string& dir) {
+  const std::string path = (std::filesystem::path(dir) / ".lock").string();
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) LUONG_FAIL("--run-dir ", dir, ": cannot create ", path, ": ", std::strerror(errno));
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    char owner[256] = {};
+    const ssize_t n = ::pread(fd, owner, sizeof(owner) - 1, 0);
+    ::close(fd);
+    std::string who = n > 0 ? std::string(owner, static_cast<size_t>(n)) : std::string();
+    while (!who.empty() && (who.back() == '\n' || who.back() == '\0')) who.pop_back();
+    LUONG_FAIL("--run-dir ", dir, " is in use by another luong train", who.empty() ? "" : " (" + who + ")",
+               ": wait for it to finish or stop it, or choose another --run-dir");
+  }
+  char host[256] = {};
+  ::gethostname(host, sizeof(host) - 1);
+  const std::string owner = str("pid ", ::getpid(), " on ", host, "\n");
+  if (::ftruncate(fd, 0) == 0) {
+    [[maybe_unused]] const ssize_t w = ::pwrite(fd, owner.data(), owner.size(), 0);
+  }
+  // fd stays open on purpose: closing it would release the lock.
+}
+
 // Checks the run directory before any data is loaded: it must be a directory this process can create,
 // and a fresh run (no --resume) must not mix its checkpoints with another run's. --overwrite deletes the
 // old run's checkpoints, best.h5 and metrics.jsonl first.
@@ -40,8 +72,13 @@ void prepare_run_dir(const TrainArgs& a) {
   std::error_code ec;
   if (fs::exists(a.run_dir, ec) && !fs::is_directory(a.run_dir, ec))
     LUONG_FAIL("--run-dir ", a.run_dir, " exists and is not a directory");
+  // An explicit checkpoint is checked before anything is created or loaded (its contents when resuming).
+  if (!a.resume.empty() && a.resume != "auto" && !fs::is_regular_file(a.resume, ec))
+    LUONG_FAIL("--resume ", a.resume, fs::is_directory(a.resume, ec) ? " is a directory" : " does not exist",
+               ": give a checkpoint file (e.g. <run-dir>/best.h5) or 'auto'");
   fs::create_directories(a.run_dir, ec);
   if (ec) LUONG_FAIL("--run-dir ", a.run_dir, ": cannot create it: ", ec.message());
+  lock_run_dir(a.run_dir);
   if (!a.resume.empty() || !holds_checkpoints(a.run_dir)) return;
   if (!a.overwrite)
     LUONG_FAIL("--run-dir ", a.run_dir, " already holds a run's checkpoints: continue it with --resume auto, ",
@@ -68,7 +105,7 @@ void print_summary(const TrainSummary& s, bool json) {
                      .dump()
               << "\n";
   } else {
-    std::cout << "steps " << s.steps << ", epochs " << s.epochs_completed << ", best valid ppl "
+    std::cout << "steps " << s.steps << ", epochs completed " << s.epochs_completed << ", best valid ppl "
               << (validated ? str(s.best_valid_ppl) : std::string("n/a")) << ", "
               << static_cast<int64_t>(s.tokens_per_s) << " target tokens/s, " << format_duration(s.elapsed_s) << " ("
               << s.stop_reason << ")\n";
@@ -129,7 +166,7 @@ void run(const TrainArgs& a) {
   to.config_changes = [&](const std::string& saved, int64_t saved_world) {
     return config_changes(saved, config_text, saved_world, group->size());
   };
-  install_stop_signal_handlers();
+  install_stop_signal_handlers(/*notes=*/root);
   Trainer trainer(task, *optimizer, *schedule, *group, to);
   const TrainSummary s = trainer.run();
   if (root) print_summary(s, a.json);

@@ -15,6 +15,7 @@ namespace {
 
 void run(const TranslateArgs& a) {
   validate_translate_args(a);
+  prepare_attention_plot_dir(a);
   nmt::Translator translator(a.checkpoint, Device::parse(a.device));
   // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));

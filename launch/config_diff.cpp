@@ -4,6 +4,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "framework/core/error.h"
+
 namespace luong::cli {
 namespace {
 
@@ -62,6 +64,13 @@ std::vector<std::string> config_changes(const std::string& saved, const std::str
         (key == "train.batch_size" && same_global_batch(old_value, new_value, saved_world, current_world));
     out.push_back((same_steps ? "=" : "") + key + ": " + old_value + " -> " + new_value);
   };
+  // The data position is counted in global batches: with the per-process batch unchanged, another number
+  // of processes changes the global batch, and the resumed run sees other batches than the original would.
+  const auto batch_before = before.find("train.batch_size"), batch_after = after.find("train.batch_size");
+  if (saved_world != current_world && batch_before != before.end() && batch_after != after.end() &&
+      batch_before->second == batch_after->second)
+    out.push_back(str("processes: ", saved_world, " -> ", current_world, " with train.batch_size ",
+                      batch_after->second, " per process (the global batch changes)"));
   for (const auto& [key, value] : after) {
     const auto it = before.find(key);
     if (it == before.end()) {

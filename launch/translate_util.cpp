@@ -14,7 +14,8 @@
 namespace luong::cli {
 namespace {
 
-// The best hypothesis' attention (its tokens plus </s>) against the source tokens.
+// The best hypothesis' attention (its tokens plus </s>) against the source tokens; Translator gives the
+// columns in source order even for a reverse_source model, so they match the labels.
 void write_translation_heatmap(const std::string& path, const nmt::Translation& tr) {
   std::vector<std::string> tgt = tr.tgt_tokens;
   if (tr.attention.size() > tgt.size()) tgt.push_back("</s>");
@@ -22,7 +23,8 @@ void write_translation_heatmap(const std::string& path, const nmt::Translation& 
   if (rows == 0 || cols == 0) return;  // nothing to draw for an empty sentence
   std::vector<double> w(static_cast<size_t>(rows * cols));
   for (int64_t t = 0; t < rows; ++t)
-    for (int64_t s = 0; s < cols; ++s) w[static_cast<size_t>(t * cols + s)] = tr.attention[static_cast<size_t>(t)][static_cast<size_t>(s)];
+    for (int64_t s = 0; s < cols; ++s)
+      w[static_cast<size_t>(t * cols + s)] = tr.attention[static_cast<size_t>(t)][static_cast<size_t>(s)];
   write_attention_heatmap(path, Tensor::from(w, {rows, cols}), tr.src_tokens, tgt);
 }
 
@@ -31,18 +33,22 @@ void write_translation_heatmap(const std::string& path, const nmt::Translation& 
 void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool with_n_best) {
   // Ranges are checked by validate_translate_args, not CLI11 validators: CLI11's range message
   // ("Value 0 not in range 0.000000 to 1.797693e+308") does not say what is allowed.
-  cmd.add_option("--checkpoint", a.checkpoint, "Checkpoint file (e.g. run/best.h5)")->required()->check(CLI::ExistingFile);
+  cmd.add_option("--checkpoint", a.checkpoint, "Checkpoint file (e.g. run/best.h5)")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd.add_option("--device", a.device, "cpu, cuda or cuda:N")->capture_default_str();
   cmd.add_option("--beam", a.beam, str("Beam size, 1 (greedy) to ", kMaxBeam))->capture_default_str();
   cmd.add_option("--length-penalty", a.length_penalty, "GNMT length-normalisation alpha >= 0 (0 = none)")
       ->capture_default_str();
-  cmd.add_option("--max-len-ratio", a.max_len_ratio, "Output length limit as a multiple (>= 0.1) of the source length")
+  cmd.add_option("--max-len-ratio", a.max_len_ratio,
+                 str("Output length limit as a multiple (0.1 to ", kMaxLenRatio, ") of the source length"))
       ->capture_default_str();
   cmd.add_option("--batch-size", a.batch_size, "Sentences decoded together (>= 1)")->capture_default_str();
   if (with_n_best)
-    cmd.add_option("--n-best", a.n_best, "Hypotheses printed per sentence (at most --beam)")->capture_default_str();
+    cmd.add_option("--n-best", a.n_best, "Hypotheses printed per sentence (1 to --beam)")->capture_default_str();
   cmd.add_flag("--unk-replace", a.unk_replace, "Replace <unk> with the most-attended source word (Luong et al. 2015)");
-  cmd.add_option("--dictionary", a.dictionary, "With --unk-replace: 'source<TAB>target' lines to translate that word")
+  cmd.add_option("--dictionary", a.dictionary,
+                 "With --unk-replace: 'source<TAB>target' lines (one per source word) to translate that word")
       ->check(CLI::ExistingFile);
   cmd.add_option("--attention-plot", a.attention_plot, "Directory for attention heatmaps (PNG) of the first sentences");
   cmd.add_option("--plot-count", a.plot_count, "How many sentences --attention-plot draws (>= 0)")
@@ -58,10 +64,17 @@ void validate_translate_args(const TranslateArgs& a) {
   // The same bounds as eval.length_penalty and eval.max_len_ratio in the config schema.
   if (!std::isfinite(a.length_penalty) || a.length_penalty < 0.0)
     LUONG_FAIL("--length-penalty must be a finite number >= 0 (0 = no length normalisation), got ", a.length_penalty);
-  if (!std::isfinite(a.max_len_ratio) || a.max_len_ratio < 0.1)
-    LUONG_FAIL("--max-len-ratio must be a finite number >= 0.1, got ", a.max_len_ratio);
+  if (!std::isfinite(a.max_len_ratio) || a.max_len_ratio < 0.1 || a.max_len_ratio > kMaxLenRatio)
+    LUONG_FAIL("--max-len-ratio must be a finite number from 0.1 to ", kMaxLenRatio, ", got ", a.max_len_ratio,
+               " (the output length limit is this multiple of the source length)");
   if (a.batch_size < 1) LUONG_FAIL("--batch-size must be >= 1, got ", a.batch_size);
   if (a.n_best < 1) LUONG_FAIL("--n-best must be >= 1, got ", a.n_best);
+  // Beam search keeps --beam hypotheses per sentence: more cannot be printed.
+  if (a.n_best > a.beam)
+    LUONG_FAIL("--n-best must be at most --beam (", a.beam, "), got ", a.n_best, "; pass --beam ", a.n_best,
+               " or more for ", a.n_best, " hypotheses");
+  if (!a.dictionary.empty() && !a.unk_replace)
+    LUONG_FAIL("--dictionary needs --unk-replace (the dictionary translates the source words that replace <unk>)");
   if (a.plot_count < 0) LUONG_FAIL("--plot-count must be >= 0, got ", a.plot_count);
 }
 
@@ -84,7 +97,7 @@ nmt::TranslateOptions translate_options(const TranslateArgs& a) {
   o.beam.beam_size = a.beam;
   o.beam.length_penalty = a.length_penalty;
   o.beam.max_len_ratio = a.max_len_ratio;
-  o.beam.n_best = std::min(a.n_best, a.beam);
+  o.beam.n_best = a.n_best;  // <= beam: validate_translate_args
   o.beam.keep_attention = !a.attention_plot.empty();
   o.unk_replace = a.unk_replace;
   if (!a.dictionary.empty()) o.dictionary = nmt::read_dictionary(a.dictionary);
@@ -112,11 +125,23 @@ std::vector<nmt::Translation> translate_with_progress(const nmt::Translator& tra
   return out;
 }
 
+void prepare_attention_plot_dir(const TranslateArgs& args) {
+  if (args.attention_plot.empty()) return;
+  namespace fs = std::filesystem;
+  const std::string& dir = args.attention_plot;
+  std::error_code ec;
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    LUONG_FAIL("--attention-plot ", dir, " exists and is not a directory; name a directory for the heatmaps");
+  fs::create_directories(dir, ec);
+  if (ec) LUONG_FAIL("--attention-plot ", dir, ": cannot create the directory: ", ec.message());
+}
+
 void write_attention_plots(const TranslateArgs& args, const std::vector<nmt::Translation>& translations) {
   if (args.attention_plot.empty()) return;
-  std::filesystem::create_directories(args.attention_plot);
+  prepare_attention_plot_dir(args);  // again: it may have gone while decoding
   const size_t n = std::min(translations.size(), static_cast<size_t>(args.plot_count));
-  for (size_t i = 0; i < n; ++i) write_translation_heatmap(args.attention_plot + "/" + std::to_string(i + 1) + ".png", translations[i]);
+  for (size_t i = 0; i < n; ++i)
+    write_translation_heatmap(args.attention_plot + "/" + std::to_string(i + 1) + ".png", translations[i]);
 }
 
 }  // namespace luong::cli

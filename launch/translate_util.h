@@ -32,6 +32,9 @@ struct TranslateArgs {
 // The widest beam the CLI accepts: beyond it decoding needs memory per beam entry and vocabulary word
 // (2^31 fails with bad_alloc) and translations do not improve.
 inline constexpr int64_t kMaxBeam = 256;
+// The largest --max-len-ratio (as eval.max_len_ratio in the config schema): more is no useful limit, and
+// ratio * source length must stay far from the integer range (1e19 overflowed to a 1-word limit).
+inline constexpr double kMaxLenRatio = 100.0;
 
 // `with_n_best`: only translate prints n-best lists; eval scores the best hypothesis alone.
 void add_translate_options(CLI::App& cmd, TranslateArgs& args, bool with_n_best);
@@ -59,6 +62,9 @@ class PassProgress {
 std::vector<nmt::Translation> translate_with_progress(const nmt::Translator& translator,
                                                       const std::vector<std::string>& sentences,
                                                       const TranslateArgs& args, const std::string& what);
+// Checks and creates the --attention-plot directory (when set): called before the model is loaded, so a
+// path that is a file or cannot be created fails at once instead of after decoding everything.
+void prepare_attention_plot_dir(const TranslateArgs& args);
 // Writes attention_plot/<n>.png for the first plot_count translations (when attention_plot is set).
 void write_attention_plots(const TranslateArgs& args, const std::vector<nmt::Translation>& translations);
 

@@ -130,8 +130,8 @@ void wait_with_watchdog(const std::function<bool()>& done, std::chrono::millisec
   if (on_timeout) on_timeout();
   const double seconds = std::chrono::duration<double>(timeout).count();
   abort_job(str("watchdog: rank ", rank, ": ", op, " did not complete within ", seconds,
-                " s (another rank probably died, hung, or issued a different collective; "
-                "LUONG_DIST_TIMEOUT_S sets the timeout)"));
+                " s (another rank probably died, hung, or issued a different collective; the timeout is "
+                "dist.timeout_s in the config of luong train, else the LUONG_DIST_TIMEOUT_S environment variable)"));
 }
 
 }  // namespace luong

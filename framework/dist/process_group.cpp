@@ -23,6 +23,11 @@ std::chrono::milliseconds default_collective_timeout() {
     char* end = nullptr;
     const double s = std::strtod(v, &end);
     LUONG_CHECK(end && *end == '\0' && s > 0, "LUONG_DIST_TIMEOUT_S='", v, "' is not a positive number of seconds");
+    // The cap of dist.timeout_s in the NMT config: larger values overflow the millisecond (and the
+    // deadline's nanosecond) count, and the watchdog would fire at once with a negative timeout.
+    constexpr double kMaxSeconds = 604800;  // one week
+    LUONG_CHECK(s <= kMaxSeconds, "LUONG_DIST_TIMEOUT_S='", v, "' is out of range: expected seconds in (0, ",
+                kMaxSeconds, "] (one week at most)");
     return std::chrono::milliseconds(static_cast<int64_t>(s * 1000.0));
   }
   return std::chrono::seconds(60);

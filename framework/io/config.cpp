@@ -25,8 +25,15 @@ std::string join_path(const std::string& section, const std::string& key) {
 }
 
 YAML::Node parse_yaml(const std::string& text, const std::string& source) {
+  // yaml-cpp would report a binary file as an escape-sequence error somewhere inside it.
+  if (const int line = nul_byte_line(text))
+    LUONG_FAIL("config ", source, " is not a text file (NUL byte at line ", line, "); expected a YAML mapping of keys");
   try {
-    return YAML::Load(text);
+    YAML::Node root = YAML::Load(text);
+    // Load reads the first document only: the keys after a `---` would be dropped without a word.
+    if (const int line = second_document_line(text))
+      LUONG_FAIL("config ", source, ":", line, ": more than one YAML document (---); a config is one mapping");
+    return root;
   } catch (const YAML::Exception& e) {
     LUONG_FAIL("config ", source, ":", e.mark.line + 1, ":", e.mark.column + 1, ": malformed YAML: ",
                printable(e.msg));
@@ -99,7 +106,12 @@ void Config::merge_node(const YAML::Node& node, const std::string& section, cons
 void Config::assign(const KeySpec& spec, const YAML::Node& value, const std::string& where) {
   auto v = scalar_to_value(value, spec.type);
   if (!v && spec.type == ValueType::integer && is_oversized_integer(value))
-    LUONG_FAIL(where, spec.path, ": value ", printable(value.Scalar()), " is out of range ", allowed_range(spec));
+    LUONG_FAIL(where, spec.path, ": value ", printable_excerpt(value.Scalar()), " is out of range ",
+               allowed_range(spec));
+  if (!v && spec.type == ValueType::number) {
+    const std::string problem = float_range_problem(value);
+    if (!problem.empty()) LUONG_FAIL(where, spec.path, ": value ", printable_excerpt(value.Scalar()), " ", problem);
+  }
   if (!v) LUONG_FAIL(where, spec.path, ": expected ", value_type_name(spec.type), ", got ", describe_node(value));
   schema_.validate(spec, *v, where);
   values_[spec.path] = std::move(*v);
@@ -109,12 +121,13 @@ void Config::assign(const KeySpec& spec, const YAML::Node& value, const std::str
 void Config::set(const std::string& assignment) {
   const auto eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0)
-    LUONG_FAIL("--set '", assignment, "': expected key=value (e.g. model.layers=4)");
+    LUONG_FAIL("--set '", printable_excerpt(assignment), "': expected key=value (e.g. model.layers=4)");
   set(assignment.substr(0, eq), assignment.substr(eq + 1));
 }
 
 void Config::set(const std::string& path, const std::string& yaml_value) {
-  const std::string where = "--set " + path + "=" + yaml_value + ": ";
+  // Shortened: the message may quote the value again, and a 100 kB value would fill the terminal.
+  const std::string where = "--set " + printable_excerpt(path) + "=" + printable_excerpt(yaml_value) + ": ";
   const KeySpec* spec = schema_.find(path);
   if (!spec) {
     if (schema_.is_section(path))

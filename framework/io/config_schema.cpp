@@ -167,7 +167,7 @@ void ConfigSchema::validate(const KeySpec& spec, const ConfigValue& value, const
     std::vector<std::string> allowed = spec.choices;
     if (spec.registered) allowed = spec.registered();
     if ((!spec.choices.empty() || spec.registered) && std::find(allowed.begin(), allowed.end(), s) == allowed.end())
-      LUONG_FAIL(where, spec.path, ": '", s, "' is not one of: ", join_names(allowed));
+      LUONG_FAIL(where, spec.path, ": '", printable_excerpt(s), "' is not one of: ", join_names(allowed));
   }
   if (spec.check) {
     const std::string err = spec.check(value);
@@ -189,10 +189,12 @@ std::string ConfigSchema::reference_markdown(const std::string& title, const std
       std::string allowed;
       if (!k.choices.empty()) allowed = join_names(k.choices);
       else if (k.registered) allowed = "a registered name";
+      // Integer bounds in full: "100000", not "1e+05".
+      const auto fmt = [&](double b) { return k.type == ValueType::integer ? format_int_bound(b) : format_bound(b); };
       if (k.min || k.max)
         allowed += (allowed.empty() ? "" : "; ") +
-                   std::string(k.min ? format_bound(*k.min) + (k.min_exclusive ? " < " : " ≤ ") : "") + "x" +
-                   (k.max ? " ≤ " + format_bound(*k.max) : "");
+                   std::string(k.min ? fmt(*k.min) + (k.min_exclusive ? " < " : " ≤ ") : "") + "x" +
+                   (k.max ? " ≤ " + fmt(*k.max) : "");
       os << "| `" << k.path << "` | " << value_type_name(k.type) << " | `" << cell(value_to_yaml(k.default_value))
          << "` | " << cell(allowed) << " | " << cell(k.doc) << " |\n";
     }

@@ -4,8 +4,12 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <sstream>
+#include <vector>
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 namespace luong {
@@ -68,6 +72,23 @@ size_t utf8_length(const std::string& s, size_t i) {
 
 bool is_null_text(const std::string& s) { return s.empty() || s == "~" || lower(s) == "null"; }
 
+constexpr const char* kStrTag = "tag:yaml.org,2002:str";  // `!!str` as yaml-cpp resolves it
+
+// Records where each document starts and ignores everything else.
+class DocumentStarts : public YAML::EventHandler {
+ public:
+  std::vector<YAML::Mark> starts;
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
 }  // namespace
 
 const char* value_type_name(ValueType t) {
@@ -96,8 +117,7 @@ std::optional<ConfigValue> scalar_to_value(const YAML::Node& node, ValueType typ
   }
   if (!node.IsScalar()) return std::nullopt;
   const std::string& s = node.Scalar();
-  // yaml-cpp tags quoted scalars "!" and plain ones "?": quoting forces a string, as YAML itself says.
-  const bool quoted = node.Tag() == "!";
+  const bool quoted = is_explicit_string(node);
   switch (type) {
     case ValueType::string: return ConfigValue{s};
     case ValueType::integer:
@@ -115,6 +135,11 @@ std::optional<ConfigValue> scalar_to_value(const YAML::Node& node, ValueType typ
       return std::nullopt;
   }
   return std::nullopt;
+}
+
+bool is_explicit_string(const YAML::Node& node) {
+  // yaml-cpp tags quoted scalars "!" and plain ones "?": quoting forces a string, as YAML itself says.
+  return node.IsScalar() && (node.Tag() == "!" || node.Tag() == kStrTag);
 }
 
 std::string value_to_yaml(const ConfigValue& v) {
@@ -149,17 +174,55 @@ std::string describe_node(const YAML::Node& node) {
   if (node.IsNull()) return "null";
   if (node.IsMap()) return "a mapping";
   if (node.IsSequence()) return "a sequence";
-  return "'" + printable(node.Scalar()) + "'";
+  const std::string text = "'" + printable_excerpt(node.Scalar()) + "'";
+  return node.Tag() == kStrTag ? text + " (a string: tagged !!str)" : text;
 }
 
 bool is_oversized_integer(const YAML::Node& node) {
-  if (!node.IsScalar() || node.Tag() == "!") return false;
+  if (!node.IsScalar() || is_explicit_string(node)) return false;
   const std::string& s = node.Scalar();
   const size_t start = !s.empty() && (s[0] == '+' || s[0] == '-') ? 1 : 0;
   if (start == s.size()) return false;
   for (size_t i = start; i < s.size(); ++i)
     if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
   return !parse_int(s);
+}
+
+std::string float_range_problem(const YAML::Node& node) {
+  if (!node.IsScalar() || is_explicit_string(node)) return "";
+  const std::string& s = node.Scalar();
+  const char* b = s.data();
+  const char* e = b + s.size();
+  if (b != e && (*b == '+' || *b == '-')) ++b;
+  if (b == e || !(std::isdigit(static_cast<unsigned char>(*b)) || *b == '.')) return "";
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(b, e, v, std::chars_format::general);
+  if (ec != std::errc::result_out_of_range || ptr != e) return "";
+  // from_chars leaves no value on this error; strtod gives the direction (HUGE_VAL, or 0 / a denormal).
+  if (!std::isinf(std::strtod(std::string(b, e).c_str(), nullptr)))
+    return "underflows to 0 (out of the float range: the smallest positive number is 4.9e-324)";
+  return "overflows (out of the float range: the largest magnitude is 1.7976931348623157e+308)";
+}
+
+int second_document_line(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts docs;
+  while (docs.starts.size() < 2 && parser.HandleNextDocument(docs)) continue;
+  return docs.starts.size() < 2 ? 0 : docs.starts[1].line + 1;
+}
+
+int nul_byte_line(const std::string& text) {
+  const size_t nul = text.find('\0');
+  if (nul == std::string::npos) return 0;
+  return static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n')) + 1;
+}
+
+std::string printable_excerpt(const std::string& s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return printable(s);
+  size_t cut = max_bytes;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return printable(s.substr(0, cut)) + "... (" + std::to_string(s.size()) + " bytes)";
 }
 
 std::string printable(const std::string& s) {

@@ -26,7 +26,11 @@ ValueType value_type_of(const ConfigValue& v);
 //   number:  an integer or a decimal/exponent literal (`0.5`, `1e-3`, `.inf`), unquoted;
 //   boolean: true/false/yes/no/on/off in any case, unquoted;
 //   string:  any scalar (quoted or plain); a null scalar (`~` or nothing) is the empty string.
+// A scalar tagged `!!str` counts as quoted: YAML says it is a string whatever it looks like.
 std::optional<ConfigValue> scalar_to_value(const YAML::Node& node, ValueType type);
+
+// True when YAML makes the scalar a string whatever its text: quoted (`"3"`, `'3'`) or tagged `!!str`.
+bool is_explicit_string(const YAML::Node& node);
 
 // The YAML text of a value that reads back as the same type and value: doubles use the shortest
 // round-trip form and always carry a '.' or exponent; strings that would read as another type are quoted.
@@ -39,8 +43,24 @@ std::string describe_node(const YAML::Node& node);
 // error can say "out of range" rather than "expected integer".
 bool is_oversized_integer(const YAML::Node& node);
 
+// For a plain decimal/exponent literal whose value a double cannot hold: "underflows to 0 (...)" for
+// `1e-400`, "overflows (...)" for `1e400`, so the error can say why rather than "expected number";
+// "" for any other node.
+std::string float_range_problem(const YAML::Node& node);
+
+// 1-based line where a second YAML document starts (its `---`, or its first token after a `...`), 0 when
+// the text holds at most one. yaml-cpp's Load reads only the first document and would silently drop the
+// rest. Throws YAML::Exception when any document is malformed.
+int second_document_line(const std::string& text);
+
+// 1-based line of the first NUL byte, 0 when there is none: a file with NUL bytes is binary, not YAML.
+int nul_byte_line(const std::string& text);
+
 // `s` for an error message: bytes that are control characters or not part of valid UTF-8 are written as
 // \xHH, so quoting a binary file cannot put raw bytes on the terminal.
 std::string printable(const std::string& s);
+// printable(s) cut to about `max_bytes` (at a UTF-8 character boundary) with "... (N bytes)" appended when
+// longer, so an error about a 100 kB value does not flood the terminal.
+std::string printable_excerpt(const std::string& s, size_t max_bytes = 100);
 
 }  // namespace luong

@@ -93,7 +93,9 @@ ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vecto
     row.push_back(opt(r.valid_ppl, 3));
     if (with_bleu) row.push_back(opt(r.bleu, 2));
     const bool ran = r.status == TrialStatus::ok;
-    row.push_back(!ran ? "" : precise ? exact(r.tokens_per_s) : fixed(r.tokens_per_s, 0));
+    // An interrupted trial's rate is that of its partial run: shown when it was measured.
+    const bool rate = ran || (r.status == TrialStatus::interrupted && r.tokens_per_s > 0.0);
+    row.push_back(!rate ? "" : precise ? exact(r.tokens_per_s) : fixed(r.tokens_per_s, 0));
     row.push_back(r.wall_s <= 0.0 ? "" : precise ? fixed(r.wall_s, 3) : format_duration(r.wall_s));
     row.push_back(ran || r.status == TrialStatus::interrupted ? std::to_string(r.steps) : "");
     row.push_back(status_name(r.status));

@@ -40,6 +40,13 @@ void write_state(const std::string& dir, const TrialState& s) {
   fs::rename(path + ".tmp", path);
 }
 
+// Size of a file, 0 when it does not exist yet.
+std::uintmax_t size_of(const std::string& path) {
+  std::error_code ec;
+  const std::uintmax_t n = fs::file_size(path, ec);
+  return ec ? 0 : n;
+}
+
 // The eval data of a trial: the test set, else the validation set.
 std::optional<std::pair<std::string, std::string>> eval_data(const Config& c) {
   if (!c.get_string("data.test_src").empty() && !c.get_string("data.test_tgt").empty())
@@ -96,6 +103,7 @@ class SweepRun {
     pid_t pid;
     Stage stage;
     Clock::time_point start;
+    std::uintmax_t log_offset;  // the log's size when the process started: its own output comes after
   };
 
   void say(const std::string& s) const {
@@ -113,7 +121,8 @@ class SweepRun {
       if (done->status == TrialStatus::ok || !o_.retry_failed) {
         done->varied = t.varied;  // the plan's order (the file's is alphabetical)
         results_[i] = *done;
-        say(str(tag(i), ": already ", status_name(done->status), ", skipped"));
+        say(str(tag(i), ": already ", status_name(done->status), ", skipped",
+                done->status == TrialStatus::failed ? " (rerun with --retry-failed to run it again)" : ""));
         return false;
       }
       fs::remove(d + "/result.json");  // retried: until it finishes again it is unfinished
@@ -153,8 +162,10 @@ class SweepRun {
     TrialState st = read_state(dir(i));
     ++st.attempts;
     write_state(dir(i), st);
-    const pid_t pid = spawn_child({train_command(spec_, trials_[i], o_), dir(i) + "/train.log", o_.child_env});
-    slots_.push_back({i, pid, Stage::train, Clock::now()});
+    const std::string log = dir(i) + "/train.log";
+    const std::uintmax_t offset = size_of(log);
+    const pid_t pid = spawn_child({train_command(spec_, trials_[i], o_), log, o_.child_env});
+    slots_.push_back({i, pid, Stage::train, Clock::now(), offset});
     say(str(tag(i), ": training", st.attempts > 1 ? str(" (attempt ", st.attempts, ", resuming)") : "", " [pid ", pid, "]"));
   }
 
@@ -171,8 +182,10 @@ class SweepRun {
                                      "--device", c.get_string("device"), "--beam", std::to_string(c.get_int("eval.beam_size")),
                                      "--length-penalty", value_to_yaml(c.get_number("eval.length_penalty")),
                                      "--max-len-ratio", value_to_yaml(c.get_number("eval.max_len_ratio"))};
-    const pid_t pid = spawn_child({argv, dir(i) + "/eval.log", o_.child_env});
-    slots_.push_back({i, pid, Stage::eval, Clock::now()});
+    const std::string log = dir(i) + "/eval.log";
+    const std::uintmax_t offset = size_of(log);
+    const pid_t pid = spawn_child({argv, log, o_.child_env});
+    slots_.push_back({i, pid, Stage::eval, Clock::now(), offset});
     say(str(tag(i), ": evaluating BLEU on ", src));
   }
 
@@ -189,18 +202,24 @@ class SweepRun {
       st.wall_s += std::chrono::duration<double>(Clock::now() - s.start).count();
       write_state(dir(s.index), st);
       if (s.stage == Stage::train)
-        on_train_exit(s.index, *status);
+        on_train_exit(s.index, *status, s.log_offset);
       else
-        on_eval_exit(s.index, *status);
+        on_eval_exit(s.index, *status, s.log_offset);
     }
   }
 
-  void on_train_exit(size_t i, int status) {
+  void on_train_exit(size_t i, int status, std::uintmax_t log_offset) {
     const std::string log = dir(i) + "/train.log";
-    const auto summary = exited_ok(status) ? last_json_line(log, "stop_reason") : std::nullopt;
+    // Read whatever the exit status: an interrupted `luong train` prints its summary, then exits with 130/143.
+    const auto summary = last_json_line(log, "stop_reason", log_offset);
     const bool child_interrupted = summary && summary->value("stop_reason", "").rfind("interrupted", 0) == 0;
     if (child_interrupted || (interrupt_count() > 0 && !exited_ok(status))) {
-      mark_interrupted(i, summary ? summary->value("steps", int64_t{0}) : 0);
+      const std::string metrics = dir(i) + "/metrics.jsonl";
+      // Killed before its summary (a second interrupt): the metrics log still tells how far it got.
+      const int64_t steps = summary ? summary->value("steps", int64_t{0}) : last_logged_step(metrics);
+      double rate = summary ? summary->value("tokens_per_s", 0.0) : 0.0;
+      if (rate <= 0.0) rate = mean_train_tokens_per_s(metrics);
+      mark_interrupted(i, steps, rate);
       say(str(tag(i), ": interrupted, resumable (", describe_wait_status(status), ")"));
       return;
     }
@@ -219,20 +238,20 @@ class SweepRun {
     r.resumed_from = summary->value("resumed_from", "");
     if (spec_.metric == "bleu") {
       // No new process once the sweep is stopping: the next run evaluates it (training is already done).
-      if (interrupt_count() > 0) return mark_interrupted(i, r.steps);
+      if (interrupt_count() > 0) return mark_interrupted(i, r.steps, r.tokens_per_s);
       return start_eval(i);
     }
     finish_ok(i);
   }
 
-  void on_eval_exit(size_t i, int status) {
+  void on_eval_exit(size_t i, int status, std::uintmax_t log_offset) {
     const std::string log = dir(i) + "/eval.log";
     if (interrupt_count() > 0 && !exited_ok(status)) {
-      mark_interrupted(i, results_[i].steps);
+      mark_interrupted(i, results_[i].steps, results_[i].tokens_per_s);
       say(str(tag(i), ": evaluation interrupted, resumable"));
       return;
     }
-    const auto j = exited_ok(status) ? last_json_line(log, "bleu") : std::nullopt;
+    const auto j = exited_ok(status) ? last_json_line(log, "bleu", log_offset) : std::nullopt;
     if (!j)
       return fail(i, str("luong eval: ", describe_wait_status(status), "; last lines of ", log, ":\n",
                          log_tail(log, kErrorTailLines)));
@@ -252,11 +271,12 @@ class SweepRun {
   }
 
   // The partial table shows how far an unfinished trial got; nothing is written to result.json.
-  void mark_interrupted(size_t i, int64_t steps) {
+  void mark_interrupted(size_t i, int64_t steps, double tokens_per_s) {
     TrialResult& r = results_[i];
     r.status = TrialStatus::interrupted;
     r.valid_ppl = best_valid_ppl(dir(i) + "/metrics.jsonl");
     r.steps = steps;
+    r.tokens_per_s = tokens_per_s;
     const TrialState st = read_state(dir(i));
     r.attempts = st.attempts, r.wall_s = st.wall_s;
   }

@@ -45,8 +45,9 @@ class SpecReader {
     if (!n.IsScalar() && !n.IsNull()) fail(n, key, "expected a single value, got " + describe_node(n));
     if (n.IsNull()) return {"", ""};
     const std::string text = n.Scalar();
-    // A quoted scalar stays a string when re-read by `--set` (e.g. '"yes"' must not become a boolean).
-    if (n.Tag() == "!") {
+    // A quoted or !!str-tagged scalar stays a string when re-read by `--set` (e.g. '"yes"' must not become a
+    // boolean).
+    if (is_explicit_string(n)) {
       std::string quoted = "'";
       for (char c : text) quoted += c == '\'' ? std::string("''") : std::string(1, c);
       return {quoted + "'", text};
@@ -247,9 +248,15 @@ ParamValue number_value(double v) {
 
 SweepSpec parse_sweep_spec(const std::string& text, const std::string& file) {
   const SpecReader r(file);
+  // yaml-cpp would report a binary file as an escape-sequence error somewhere inside it.
+  if (const int line = nul_byte_line(text))
+    LUONG_FAIL("sweep spec ", file, " is not a text file (NUL byte at line ", line, "); expected a YAML mapping");
   YAML::Node root;
   try {
     root = YAML::Load(text);
+    // Load reads the first document only: the keys after a `---` would be dropped without a word.
+    if (const int line = second_document_line(text))
+      r.fail_at(line, "", "more than one YAML document (---); a sweep spec is one mapping");
   } catch (const YAML::Exception& e) {
     LUONG_FAIL("sweep spec ", file, ":", e.mark.line + 1, ":", e.mark.column + 1, ": malformed YAML: ",
                printable(e.msg));
@@ -337,7 +344,10 @@ void check_spec_keys(const SweepSpec& spec, const ConfigSchema& schema) {
     }
     const auto v = scalar_to_value(node, k.type);
     if (!v && k.type == ValueType::integer && is_oversized_integer(node))
-      r.fail_at(line(where), where, str("value ", printable(a.value.yaml), " is out of range ", allowed_range(k)));
+      r.fail_at(line(where), where,
+                str("value ", printable_excerpt(a.value.yaml), " is out of range ", allowed_range(k)));
+    if (!v && k.type == ValueType::number && !float_range_problem(node).empty())
+      r.fail_at(line(where), where, str("value ", printable_excerpt(a.value.yaml), " ", float_range_problem(node)));
     if (!v) r.fail_at(line(where), where, str("expected ", value_type_name(k.type), ", got ", describe_node(node)));
     const int l = line(where);
     schema.validate(k, *v, str("sweep spec ", l > 0 ? str(spec.file, ":", l) : spec.file, ": overrides."));

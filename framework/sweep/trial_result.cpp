@@ -1,5 +1,6 @@
 #include "framework/sweep/trial_result.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <filesystem>
@@ -147,8 +148,17 @@ double mean_train_tokens_per_s(const std::string& metrics_path) {
   return n ? sum / static_cast<double>(n) : 0.0;
 }
 
-std::optional<json> last_json_line(const std::string& log_path, const std::string& required_key) {
+int64_t last_logged_step(const std::string& metrics_path) {
+  int64_t last = 0;
+  for_each_record(metrics_path, [&](const json& j) {
+    if (j.contains("step") && j["step"].is_number_integer()) last = std::max(last, j["step"].get<int64_t>());
+  });
+  return last;
+}
+
+std::optional<json> last_json_line(const std::string& log_path, const std::string& required_key, std::uintmax_t from) {
   std::ifstream in(log_path);
+  if (from > 0) in.seekg(static_cast<std::streamoff>(from));
   std::optional<json> last;
   for (std::string line; std::getline(in, line);) {
     const std::string clean = strip_controls(line);

@@ -52,9 +52,14 @@ std::vector<std::pair<int64_t, double>> valid_curve(const std::string& metrics_p
 std::optional<double> best_valid_ppl(const std::string& metrics_path);
 // Mean tokens_per_s of the "train" records (for a trial whose last run had nothing left to train).
 double mean_train_tokens_per_s(const std::string& metrics_path);
+// The highest "step" of any record (0 when none): how far a trial killed before its summary line got.
+int64_t last_logged_step(const std::string& metrics_path);
 
-// The last JSON object line of a log that has `required_key` (the `--json` summary of luong train/eval).
-std::optional<nlohmann::json> last_json_line(const std::string& log_path, const std::string& required_key);
+// The last JSON object line of a log that has `required_key` (the `--json` summary of luong train/eval),
+// reading from byte `from` on: a trial's logs are appended to by every attempt, and only the summary of the
+// attempt that just ended (written after `from`, the log's size when it started) describes it.
+std::optional<nlohmann::json> last_json_line(const std::string& log_path, const std::string& required_key,
+                                             std::uintmax_t from = 0);
 // The last `n` non-empty lines of a file, joined with '\n' (progress-line escape codes removed).
 std::string log_tail(const std::string& path, size_t n);
 

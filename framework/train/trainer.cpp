@@ -21,14 +21,24 @@ namespace luong {
 namespace {
 
 std::atomic<int> g_stop_signal{0};
+std::atomic<bool> g_signal_notes{true};
 
-// Async-signal-safe: an atomic store, write(2) and _exit(2) only.
+void note(const char* text, size_t length) {
+  if (!g_signal_notes.load()) return;
+  [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, text, length);
+}
+
+// Async-signal-safe: atomics, write(2) and _exit(2) only.
 void on_stop_signal(int sig) {
   int expected = 0;
-  if (!g_stop_signal.compare_exchange_strong(expected, sig)) _exit(128 + sig);  // the second signal
+  if (!g_stop_signal.compare_exchange_strong(expected, sig)) {  // the second signal
+    static const char kNow[] = "\nluong: stopping now (the last checkpoint written is intact)\n";
+    note(kNow, sizeof(kNow) - 1);
+    _exit(128 + sig);
+  }
   static const char kNote[] =
-      "\nluong: stopping after the current step and saving a checkpoint (signal again to stop at once)\n";
-  [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, kNote, sizeof(kNote) - 1);
+      "\nluong: stopping after the current step, then saving a checkpoint (signal again to stop at once)\n";
+  note(kNote, sizeof(kNote) - 1);
 }
 
 double ppl_of(double loss_sum, int64_t tokens) { return tokens > 0 ? std::exp(loss_sum / tokens) : 0.0; }
@@ -56,7 +66,8 @@ std::string first_non_finite(const StateDict& state) {
 
 }  // namespace
 
-void install_stop_signal_handlers() {
+void install_stop_signal_handlers(bool notes) {
+  g_signal_notes.store(notes);
   struct sigaction sa {};
   sa.sa_handler = on_stop_signal;
   sigemptyset(&sa.sa_mask);
@@ -137,15 +148,31 @@ void Trainer::resume() {
     return;
   }
   const StateDict& s = ckpt->state;
-  task_.load_state(s, ckpt->path);
-  optimizer_.load_state(s.sub("optim"));
-  schedule_.load_state(s.sub("schedule"));
-  const StateDict t = s.sub("trainer");
-  step_ = t.ints.at("step");
-  epochs_completed_ = t.ints.at("epochs_completed");
-  bad_validations_ = t.ints.at("bad_validations");
-  bad_steps_ = t.ints.at("bad_steps");
-  best_valid_ppl_ = t.floats.at("best_valid_ppl");
+  const auto world = ckpt->metadata.find("world_size");
+  const std::string saved_world = world == ckpt->metadata.end() ? "" : world->second;
+  try {
+    task_.load_state(s, ckpt->path);
+    optimizer_.load_state(s.sub("optim"));
+    schedule_.load_state(s.sub("schedule"));
+    const StateDict t = s.sub("trainer");
+    step_ = t.ints.at("step");
+    epochs_completed_ = t.ints.at("epochs_completed");
+    bad_validations_ = t.ints.at("bad_validations");
+    bad_steps_ = t.ints.at("bad_steps");
+    best_valid_ppl_ = t.floats.at("best_valid_ppl");
+  } catch (const std::out_of_range&) {
+    LUONG_FAIL("cannot resume from ", ckpt->path, ": it has no trainer state (an averaged or exported model, not a ",
+               "training checkpoint)");
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    const bool named = what.find(ckpt->path) != std::string::npos;
+    const bool other_world = !saved_world.empty() && saved_world != std::to_string(group_.size());
+    LUONG_FAIL(named ? "" : "cannot resume from " + ckpt->path + ": ", what,
+               other_world ? str(" (it was written by ", saved_world, " process(es), this run has ", group_.size(), ")")
+                           : std::string());
+  }
+  LUONG_CHECK(step_ >= 0 && epochs_completed_ >= 0, "cannot resume from ", ckpt->path, ": invalid trainer state (step ",
+              step_, ", epochs ", epochs_completed_, ")");
   last_saved_step_ = step_;
   last_valid_step_ = step_;  // the checkpointed step's validation (if due) already ran
   summary_.resumed_from = ckpt->path;

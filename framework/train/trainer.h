@@ -110,7 +110,8 @@ class Trainer {
 // The first SIGINT / SIGTERM asks the trainer to finish the current step, save a checkpoint and return
 // (a note on stderr says so); a second one ends the process at once with status 128 + signal (the last
 // checkpoint written stays intact: saves are atomic).
-void install_stop_signal_handlers();
+// `notes`: print the notes on stderr (under mpirun, rank 0 alone does).
+void install_stop_signal_handlers(bool notes = true);
 bool stop_requested();
 // The signal that asked to stop (SIGINT, SIGTERM), or 0.
 int stop_signal();

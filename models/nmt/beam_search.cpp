@@ -62,7 +62,8 @@ std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Te
     auto& s = sent[static_cast<size_t>(b)];
     s.beams.resize(static_cast<size_t>(K));
     for (int64_t k = 1; k < K; ++k) s.beams[static_cast<size_t>(k)].log_prob = kNegInf;  // only beam 0 starts
-    const double limit = std::max<double>(1.0, o.max_len_ratio * static_cast<double>(src_lengths[static_cast<size_t>(b)]));
+    const double limit =
+        std::max<double>(1.0, o.max_len_ratio * static_cast<double>(src_lengths[static_cast<size_t>(b)]));
     s.max_len = o.max_len > 0 ? o.max_len : static_cast<int64_t>(limit) + 1;
   }
   // Row b * K + k of the decoder batch is beam k of sentence b.
@@ -72,6 +73,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Te
   std::vector<int64_t> prev(static_cast<size_t>(B * K), bos);
   std::vector<Candidate> cand;                       // reused across sentences and steps
   std::vector<std::pair<float, int64_t>> row_best;  // likewise
+  const std::vector<int64_t> excluded = never_output_tokens(model.config().pad_id, bos);
 
   for (int64_t t = 0;; ++t) {
     bool all_done = true;
@@ -98,7 +100,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Te
         if (base == kNegInf) continue;
         // A sentence's best 2K extensions are among the best 2K of each of its beams' rows (the order within
         // a row is the global order restricted to it): K x 2K candidates to rank instead of K x V.
-        top_tokens(lp + (b * K + k) * V, V, static_cast<size_t>(2 * K), row_best, "beam search", t, b);
+        top_tokens(lp + (b * K + k) * V, V, static_cast<size_t>(2 * K), row_best, "beam search", t, b, excluded);
         for (const auto& [x, v] : row_best) cand.push_back({base + static_cast<double>(x), k, v});
       }
       const size_t keep = std::min(cand.size(), static_cast<size_t>(2 * K));

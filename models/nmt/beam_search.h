@@ -6,7 +6,8 @@
 // hypotheses or reaches its length limit (max_len_ratio * source length, at least 1), and its live beams are
 // then finished as they are. Finished hypotheses are ranked by length-normalised log-probability
 // score / lp(len) with lp(len) = ((5 + len) / 6)^alpha (Wu et al. 2016, GNMT); alpha = 0 ranks by the plain
-// sum. With beam_size 1 this is exactly greedy decoding.
+// sum. <pad> and <s> are never extensions (log-probability -inf, see never_output_tokens). With beam_size 1
+// this is exactly greedy decoding.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -28,7 +29,9 @@ struct Hypothesis {
   std::vector<int64_t> tokens;               // without <s> and </s>
   double log_prob = 0.0;                     // sum of token log-probabilities (incl. </s> when finished)
   double score = 0.0;                        // log_prob / lp(len)
-  std::vector<std::vector<float>> attention;  // per output token (and </s>), weights over source positions
+  // Per output token (and </s>), weights over the encoder's positions: the source's, reversed when the
+  // model has reverse_source (Translator turns them back into source order).
+  std::vector<std::vector<float>> attention;
 };
 
 // src (B, S) int64 with src_lengths (B) -> per sentence its n_best hypotheses, best first. Runs without

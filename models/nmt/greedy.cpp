@@ -17,6 +17,7 @@ std::vector<std::vector<int64_t>> greedy_decode(const NmtModel& model, const Ten
   std::vector<int64_t> prev(static_cast<size_t>(B), bos);
   const Device dev = state.feed.device();
   std::vector<std::pair<float, int64_t>> best;  // reused
+  const std::vector<int64_t> excluded = never_output_tokens(model.config().pad_id, bos);
   for (int64_t step = 0; step < max_len; ++step) {
     DecodeStep s = model.decode_step(state, Tensor::from_ids(prev, {B}, dev));
     state = std::move(s.state);
@@ -26,7 +27,7 @@ std::vector<std::vector<int64_t>> greedy_decode(const NmtModel& model, const Ten
     const float* lp = logp.data<float>();
     bool all_done = true;
     for (int64_t b = 0; b < B; ++b) {
-      top_tokens(lp + b * V, V, 1, best, "greedy decoding", step, b);  // the first maximum
+      top_tokens(lp + b * V, V, 1, best, "greedy decoding", step, b, excluded);  // the first maximum
       const int64_t token = best.front().second;
       prev[static_cast<size_t>(b)] = token;
       if (done[static_cast<size_t>(b)]) continue;

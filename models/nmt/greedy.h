@@ -9,7 +9,8 @@
 namespace luong::nmt {
 
 // src (B, S) int64 and lengths (B) -> per sentence the generated ids after bos, stopping before eos or
-// after max_len tokens. Runs without recording gradients; the model should be in eval mode.
+// after max_len tokens. <pad> and <s> are never generated (see never_output_tokens). Runs without recording
+// gradients; the model should be in eval mode.
 std::vector<std::vector<int64_t>> greedy_decode(const NmtModel& model, const Tensor& src,
                                                 const std::vector<int64_t>& src_lengths, int64_t bos, int64_t eos,
                                                 int64_t max_len);

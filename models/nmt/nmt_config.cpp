@@ -12,7 +12,7 @@ std::string check_device(const ConfigValue& v) {
   if (s == "cpu" || s == "cuda") return "";
   if (s.rfind("cuda:", 0) == 0 && s.size() > 5 && s.find_first_not_of("0123456789", 5) == std::string::npos)
     return "";
-  return "'" + s + "' is not a device (expected cpu, cuda or cuda:N)";
+  return "'" + printable_excerpt(s) + "' is not a device (expected cpu, cuda or cuda:N)";
 }
 
 std::string check_non_empty(const ConfigValue& v) {
@@ -36,14 +36,17 @@ void add_top_and_model(ConfigSchema& s) {
   s.add_string("device", "cpu", "Where the model runs: cpu, cuda (device 0) or cuda:N.").check = check_device;
 
   bounded(s.add_int("model.layers", 2, "Stacked LSTM layers in the encoder and in the decoder."), 1);
-  bounded(s.add_int("model.hidden_size", 256, "LSTM hidden units (and attentional vector size)."), 1);
-  bounded(s.add_int("model.embedding_size", 256, "Word embedding size (source and target)."), 1);
+  // Sizes are capped far above any model that fits in memory, so that products of sizes (a 4H x (E + H)
+  // gate matrix) cannot overflow int64 and fail as a negative tensor size.
+  bounded(s.add_int("model.hidden_size", 256, "LSTM hidden units (and attentional vector size)."), 1, 65536);
+  bounded(s.add_int("model.embedding_size", 256, "Word embedding size (source and target)."), 1, 65536);
   bounded(s.add_number("model.dropout", 0.2, "Dropout probability between LSTM layers and on h~ before the "
                                              "output layer (Zaremba et al. 2014 style, as in Luong et al. 2015)."),
           0.0, 0.99);
   s.add_string("model.attention", "general",
-               "Attention variant, a registered name (see `luong list`): global (dot/general/concat/location "
-               "scores) or local-m / local-p (Luong et al. 2015, sec. 3).")
+               "Attention variant, a registered name (see `luong list`): global attention with the dot, general or "
+               "concat score, or local-m / local-p (Luong et al. 2015, sec. 3), which score with "
+               "model.attention_score.")
       .check = check_non_empty;
   s.add_string("model.attention_score", "general",
                "Score function used by the local variants (dot, general, concat); a registered name.")
@@ -77,15 +80,16 @@ void add_data(ConfigSchema& s) {
   bounded(s.add_int("data.max_len", 50, "Training pairs with more tokens than this on either side are skipped "
                                         "(and counted in the log)."),
           1);
+  // pool_batches x train.batch_size x ranks is the pool's budget (int64): both are capped so it cannot overflow.
   bounded(s.add_int("data.pool_batches", 100, "Length bucketing: examples are sorted by length within pools of "
                                               "this many batches, then the batch order is shuffled."),
-          1);
+          1, 100000);
 }
 
 void add_train(ConfigSchema& s) {
   bounded(s.add_int("train.batch_size", 64, "Batch size per rank, in sentences or tokens (see batch_by); with N "
                                             "ranks the global batch is N times larger."),
-          1);
+          1, 100000000);
   s.add_choice("train.batch_by", "sentences", {"sentences", "tokens"},
                "Unit of batch_size; tokens counts padded positions: sentences x max(src_len, tgt_len + 1).");
   bounded(s.add_int("train.max_steps", 0, "Stop after this many optimizer steps; 0 = no step limit."), 0);
@@ -143,17 +147,27 @@ void add_optim(ConfigSchema& s) {
 void add_dist_eval(ConfigSchema& s) {
   s.add_choice("dist.backend", "auto", {"auto", "mpi", "nccl"},
                "Gradient all-reduce backend: auto picks nccl for CUDA devices when available, else mpi.");
-  bounded(s.add_number("dist.bucket_mb", 25.0, "Size of gradient all-reduce buckets in MiB."), 0.001);
-  bounded(s.add_int("dist.timeout_s", 300, "Seconds a collective may wait before the run fails naming the rank."), 1);
+  // Converted to bytes as int64: an unbounded value would overflow the conversion.
+  bounded(s.add_number("dist.bucket_mb", 25.0, "Size of gradient all-reduce buckets in MiB."), 0.001, 1048576.0);
+  // Converted to a std::chrono duration in ms (then ns for the deadline): values near int64's top overflowed to
+  // a negative timeout that fired at once on every rank. One week is more than any collective needs; the
+  // LUONG_DIST_TIMEOUT_S environment variable has the same cap (framework/dist/process_group.cpp).
+  bounded(s.add_int("dist.timeout_s", 300, "Seconds a collective may wait before the run fails naming the rank "
+                                           "(604800 = one week at most); takes precedence over the "
+                                           "LUONG_DIST_TIMEOUT_S environment variable."),
+          1, 604800);
   bounded(s.add_int("dist.check_every", 0, "Every this many steps, check that all ranks hold identical weights; "
                                            "0 = off."),
           0);
-  bounded(s.add_int("eval.beam_size", 5, "Beam width of beam search (1 = greedy)."), 1);
+  // Beam search sizes its work as sentences x beam x vocabulary (int64): a huge beam overflowed it. The cap
+  // is the one of `luong eval/translate --beam` (kMaxBeam in launch/translate_util.h).
+  bounded(s.add_int("eval.beam_size", 5, "Beam width of beam search (1 = greedy)."), 1, 256);
   bounded(s.add_number("eval.length_penalty", 0.0, "Hypothesis score is log P / length^alpha with alpha = this; 0 "
                                                    "= raw log-probability."),
           0.0);
+  // ratio x source length is converted to an int64 length: 1e19 overflowed it.
   bounded(s.add_number("eval.max_len_ratio", 2.0, "Maximum output length as a multiple of the source length."),
-          0.1);
+          0.1, 100.0);
 }
 
 // Rules of one schedule on keys that others ignore (the schedule constructors check them again, too late

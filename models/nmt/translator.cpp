@@ -8,6 +8,20 @@
 #include "models/nmt/nmt_task.h"
 
 namespace luong::nmt {
+namespace {
+
+// The vocabulary stored under `name`; the list's own errors ("string list does not end with a newline",
+// "a token list must start with <pad> ...") do not say where the list came from, so they get the file and
+// the entry.
+Vocabulary stored_vocabulary(const Checkpoint& ckpt, const std::string& path, const std::string& name) {
+  try {
+    return Vocabulary::from_tokens(split_string_list(ckpt.state.strings.at(name)));
+  } catch (const Error& e) {
+    LUONG_FAIL("checkpoint ", path, ": '", name, "': ", e.what());
+  }
+}
+
+}  // namespace
 
 Translator::Translator(const std::string& checkpoint, Device device) : device_(device) {
   const Checkpoint ckpt = load_checkpoint(checkpoint);
@@ -17,8 +31,8 @@ Translator::Translator(const std::string& checkpoint, Device device) : device_(d
   // The schema without registry validators is enough here: the names were validated when training began.
   const Config config = Config::load_string(nmt_schema(), strings.at("config"), checkpoint + ":/config");
   cfg_ = nmt_config_from(config);
-  src_vocab_ = Vocabulary::from_tokens(split_string_list(strings.at("vocab/src")));
-  tgt_vocab_ = Vocabulary::from_tokens(split_string_list(strings.at("vocab/tgt")));
+  src_vocab_ = stored_vocabulary(ckpt, checkpoint, "vocab/src");
+  tgt_vocab_ = stored_vocabulary(ckpt, checkpoint, "vocab/tgt");
   tokenizer_ = Tokenizer(TokenizerOptions{cfg_.data.lowercase});
   ModelConfig mc = cfg_.model;
   mc.src_vocab = src_vocab_.size();
@@ -69,35 +83,68 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     for (int64_t b = 0; b < B; ++b) {
       Translation& tr = out[todo[start + static_cast<size_t>(b)]];
       tr.nbest = std::move(hyps[static_cast<size_t>(b)]);
+      // Columns in source order for unk replacement, the plots and callers.
+      if (cfg_.model.reverse_source)
+        for (Hypothesis& h : tr.nbest) h.attention = attention_in_source_order(h.attention, true);
       const Hypothesis& best = tr.nbest.front();
       tr.attention = best.attention;
-      for (size_t j = 0; j < best.tokens.size(); ++j) {
-        std::string tok = tgt_vocab_.token(best.tokens[j]);
-        if (o.unk_replace && best.tokens[j] == Vocabulary::kUnk && j < best.attention.size() &&
-            !tr.src_tokens.empty()) {
-          const auto& a = best.attention[j];
-          const size_t src_pos = static_cast<size_t>(std::max_element(a.begin(), a.end()) - a.begin());
-          const std::string& src_word = tr.src_tokens[std::min(src_pos, tr.src_tokens.size() - 1)];
-          auto it = o.dictionary.find(src_word);
-          tok = it != o.dictionary.end() ? it->second : src_word;
-        }
-        tr.tgt_tokens.push_back(tok);
-      }
+      tr.tgt_tokens = output_tokens(best.tokens, best.attention, tr.src_tokens, tgt_vocab_, o);
       tr.text = tokenizer_.detokenize(tr.tgt_tokens);
     }
   }
   return out;
 }
 
+std::vector<std::vector<float>> attention_in_source_order(const std::vector<std::vector<float>>& attention,
+                                                          bool reversed_source) {
+  if (!reversed_source) return attention;
+  std::vector<std::vector<float>> out = attention;
+  // Each row covers exactly the sentence's n positions (no padding), so encoder position j is word n-1-j.
+  for (auto& row : out) std::reverse(row.begin(), row.end());
+  return out;
+}
+
+std::vector<std::string> output_tokens(const std::vector<int64_t>& ids,
+                                       const std::vector<std::vector<float>>& attention,
+                                       const std::vector<std::string>& src_tokens, const Vocabulary& tgt_vocab,
+                                       const TranslateOptions& o) {
+  std::vector<std::string> out;
+  out.reserve(ids.size());
+  for (size_t j = 0; j < ids.size(); ++j) {
+    std::string tok = tgt_vocab.token(ids[j]);
+    if (o.unk_replace && ids[j] == Vocabulary::kUnk && j < attention.size() && !attention[j].empty() &&
+        !src_tokens.empty()) {
+      const auto& a = attention[j];
+      const size_t src_pos = static_cast<size_t>(std::max_element(a.begin(), a.end()) - a.begin());
+      const std::string& src_word = src_tokens[std::min(src_pos, src_tokens.size() - 1)];
+      auto it = o.dictionary.find(src_word);
+      tok = it != o.dictionary.end() ? it->second : src_word;
+    }
+    out.push_back(std::move(tok));
+  }
+  return out;
+}
+
 std::unordered_map<std::string, std::string> read_dictionary(const std::string& path) {
   std::unordered_map<std::string, std::string> dict;
+  std::unordered_map<std::string, size_t> line_of;  // source word -> the line that defined it
   const auto lines = read_lines(path);
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
     const auto tab = lines[i].find('\t');
     if (tab == std::string::npos || tab == 0 || tab + 1 >= lines[i].size())
       LUONG_FAIL("dictionary ", path, " line ", i + 1, ": expected 'source<TAB>target', got '", lines[i], "'");
-    dict.emplace(lines[i].substr(0, tab), lines[i].substr(tab + 1));
+    // A third column would otherwise become part of the target word.
+    if (lines[i].find('\t', tab + 1) != std::string::npos)
+      LUONG_FAIL("dictionary ", path, " line ", i + 1,
+                 ": expected two tab-separated columns 'source<TAB>target', got '", lines[i], "' (more than one tab)");
+    const std::string source = lines[i].substr(0, tab);
+    // Two targets for one word: which one wins would be an accident of the file order.
+    if (const auto seen = line_of.find(source); seen != line_of.end())
+      LUONG_FAIL("dictionary ", path, " line ", i + 1, ": source word '", source, "' is already defined on line ",
+                 seen->second + 1, " (one entry per source word)");
+    line_of.emplace(source, i);
+    dict.emplace(source, lines[i].substr(tab + 1));
   }
   return dict;
 }

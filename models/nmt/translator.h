@@ -18,8 +18,8 @@ struct Translation {
   std::string text;                       // detokenised best hypothesis
   std::vector<std::string> src_tokens;    // tokenised source
   std::vector<std::string> tgt_tokens;    // output tokens (after unk replacement)
-  std::vector<std::vector<float>> attention;  // (target tokens + </s>) x source tokens
-  std::vector<Hypothesis> nbest;
+  std::vector<std::vector<float>> attention;  // (target tokens + </s>) x source tokens, in source order
+  std::vector<Hypothesis> nbest;              // their attention columns in source order too
 };
 
 struct TranslateOptions {
@@ -50,6 +50,18 @@ class Translator {
   std::unique_ptr<NmtModel> model_;
   Device device_;
 };
+
+// A model with model.reverse_source reads its source backwards, so beam search's attention column j is
+// source word n-1-j (n words, rows hold no padding). Returns the rows with columns in source order.
+std::vector<std::vector<float>> attention_in_source_order(const std::vector<std::vector<float>>& attention,
+                                                          bool reversed_source);
+
+// The target words of `ids`; with options.unk_replace each <unk> becomes the source word its attention row
+// (in source order) weighs most, or that word's options.dictionary entry.
+std::vector<std::string> output_tokens(const std::vector<int64_t>& ids,
+                                       const std::vector<std::vector<float>>& attention,
+                                       const std::vector<std::string>& src_tokens, const Vocabulary& tgt_vocab,
+                                       const TranslateOptions& options);
 
 // Reads a dictionary file: one "source<TAB>target" pair per line (errors name file and line).
 std::unordered_map<std::string, std::string> read_dictionary(const std::string& path);

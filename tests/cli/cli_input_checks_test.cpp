@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -105,11 +107,123 @@ TEST_F(CliInputChecks, AverageRefusesToOverwriteAnInput) {
   const std::string link = dir_ + "/input_link.h5";
   std::filesystem::remove(link);
   std::filesystem::create_hard_link(copy, link);
-  const RunResult linked = run_luong("average -o " + link + " " + a_ + " " + copy);
+  const RunResult linked = run_luong("average --force -o " + link + " " + a_ + " " + copy);
   EXPECT_EQ(linked.status, 1) << linked.output;
-  EXPECT_TRUE(has(linked, "is the input checkpoint")) << linked.output;
+  EXPECT_TRUE(has(linked, "--output " + link + " is the same file as input " + copy)) << linked.output;
   EXPECT_EQ(std::filesystem::file_size(copy), before);
   EXPECT_EQ(load_checkpoint(copy).state.tensors.size(), load_checkpoint(b_).state.tensors.size());
+}
+
+TEST_F(CliInputChecks, AverageRefusesAnExistingOutputUnlessForced) {
+  // Another run's checkpoint, not an input: it must survive a mistyped -o.
+  const std::string other = dir_ + "/other_best.h5";
+  std::filesystem::copy_file(ckpt_, other, std::filesystem::copy_options::overwrite_existing);
+  const auto before = load_checkpoint(other).state.tensors.size();
+  const RunResult r = run_luong("average -o " + other + " " + a_ + " " + b_);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r, "--output " + other + " exists; pass --force to replace it")) << r.output;
+  EXPECT_EQ(load_checkpoint(other).state.tensors.size(), before);
+  const RunResult forced = run_luong("average --force -o " + other + " " + a_ + " " + b_);
+  EXPECT_EQ(forced.status, 0) << forced.output;
+}
+
+TEST_F(CliInputChecks, AverageRefusesTheSameInputTwice) {
+  const std::string link = dir_ + "/a_link.h5";
+  std::filesystem::remove(link);
+  std::filesystem::create_hard_link(a_, link);
+  for (const std::string& second : {a_, link}) {
+    const RunResult r = run_luong("average -o " + dir_ + "/avg_twice.h5 " + a_ + " " + second);
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_TRUE(has(r, "input " + second + " is the same file as input " + a_)) << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/avg_twice.h5"));
+}
+
+// The average is a model: no optimizer moments, trainer counters or data position of one member, but the
+// first input's root metadata; resuming training from it is refused with a message that says why.
+TEST_F(CliInputChecks, AverageWritesAModelWithoutTrainingState) {
+  const std::string out = dir_ + "/avg_model.h5";
+  std::filesystem::remove(out);
+  const RunResult r = run_luong("average -o " + out + " " + a_ + " " + b_);
+  ASSERT_EQ(r.status, 0) << r.output;
+  const Checkpoint avg = load_checkpoint(out), first = load_checkpoint(a_);
+  for (const auto& [name, t] : avg.state.tensors) EXPECT_EQ(name.rfind("model/", 0), 0u) << name;
+  for (const auto& [name, v] : avg.state.ints) ADD_FAILURE() << "unexpected entry " << name;
+  for (const auto& [name, v] : avg.state.floats) ADD_FAILURE() << "unexpected entry " << name;
+  EXPECT_TRUE(avg.state.strings.count("config"));
+  EXPECT_TRUE(avg.state.strings.count("vocab/tgt"));
+  for (const auto& [key, value] : first.metadata) {
+    if (key == "created" || key == "luong_version") continue;
+    EXPECT_EQ(avg.metadata.count(key) ? avg.metadata.at(key) : "(missing)", value) << key;
+  }
+  EXPECT_EQ(avg.metadata.at("averaged_from"), a_ + "," + b_);
+  EXPECT_EQ(run_luong("translate --checkpoint " + out + " < " + src_).status, 0);
+  const std::string d = dir_ + "/data/";
+  const RunResult resume = run_luong(
+      "train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + dir_ +
+      "/resume_avg --set data.train_src=" + d + "train.src --set data.train_tgt=" + d + "train.tgt" +
+      " --set data.valid_src=" + d + "valid.src --set data.valid_tgt=" + d + "valid.tgt --set model.hidden_size=32" +
+      " --set model.embedding_size=32 --resume " + out);
+  EXPECT_EQ(resume.status, 1) << resume.output;
+  EXPECT_TRUE(has(resume, "cannot resume from " + out)) << resume.output;
+  EXPECT_TRUE(has(resume, "averaged")) << resume.output;
+}
+
+TEST_F(CliInputChecks, AverageRefusesNonFiniteParameters) {
+  const std::string bad = dir_ + "/nan_param.h5";
+  Checkpoint c = load_checkpoint(b_);
+  c.state.tensors.at("model/decoder/output/bias").data<float>()[1] = std::numeric_limits<float>::infinity();
+  save_checkpoint(bad, c.state, c.metadata.count("dtype") ? std::map<std::string, std::string>{
+                                                                {"dtype", c.metadata.at("dtype")}}
+                                                          : std::map<std::string, std::string>{});
+  const RunResult r = run_luong("average -o " + dir_ + "/avg_nan.h5 " + a_ + " " + bad);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r, "parameter 'model/decoder/output/bias' in " + bad + " has a non-finite value (inf at element 1)"))
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/avg_nan.h5"));
+}
+
+// --- luong dump-step -------------------------------------------------------------------------------------
+
+TEST_F(CliInputChecks, DumpStepRefusesAnExistingOutputAndAMissingDirectory) {
+  const std::string d = dir_ + "/data/";
+  const std::string args = "dump-step --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml" +
+                           " --set data.train_src=" + d + "train.src --set data.train_tgt=" + d + "train.tgt" +
+                           " --set data.valid_src=" + d + "valid.src --set data.valid_tgt=" + d + "valid.tgt --batch 4";
+  const std::string other = dir_ + "/dump_other.h5";
+  std::filesystem::copy_file(ckpt_, other, std::filesystem::copy_options::overwrite_existing);
+  const RunResult r = run_luong(args + " -o " + other);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r, "--out " + other + " exists; pass --force to replace it")) << r.output;
+  EXPECT_TRUE(load_checkpoint(other).state.strings.count("vocab/tgt"));  // still the training checkpoint
+  const RunResult forced = run_luong(args + " --force -o " + other);
+  EXPECT_EQ(forced.status, 0) << forced.output;
+  EXPECT_TRUE(load_checkpoint(other).state.tensors.count("batch/src"));
+  const std::string missing = dir_ + "/no_such_dir/sub";
+  const RunResult nodir = run_luong(args + " -o " + missing + "/step.h5");
+  EXPECT_EQ(nodir.status, 1) << nodir.output;
+  EXPECT_TRUE(has(nodir, "the directory " + missing + " of --out " + missing + "/step.h5 does not exist"))
+      << nodir.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/no_such_dir"));
+}
+
+// --- decoding ------------------------------------------------------------------------------------------
+
+// A model that ranks <s> first (a weakly trained one can): the 1-best text showed a literal "<s>" while
+// the n-best formatter dropped it. The decoders never produce <s> or <pad>.
+TEST_F(CliInputChecks, TranslationsNeverContainBosOrPad) {
+  const std::string bos_first = dir_ + "/bos_first.h5";
+  Checkpoint c = load_checkpoint(ckpt_);
+  float* bias = c.state.tensors.at("model/decoder/output/bias").data<float>();
+  bias[0] = 40.0f;  // <pad>
+  bias[2] = 50.0f;  // <s>
+  save_checkpoint(bos_first, c.state);
+  for (const std::string opts : {"--beam 1", "--beam 3", "--beam 3 --n-best 3"}) {
+    const RunResult r = sh("LUONG translate --checkpoint " + bos_first + " " + opts + " < " + src_ + " 2>&1");
+    EXPECT_EQ(r.status, 0) << opts << "\n" << r.output;
+    EXPECT_FALSE(has(r, "<s>")) << opts << "\n" << r.output;
+    EXPECT_FALSE(has(r, "<pad>")) << opts << "\n" << r.output;
+  }
 }
 
 // --- standard output and input ---------------------------------------------------------------------------
@@ -208,7 +322,9 @@ TEST_F(CliInputChecks, DecodingOptionsAreRangeChecked) {
       {"--beam 2147483647", "--beam must be at most 256, got 2147483647"},
       {"--length-penalty nan", "--length-penalty must be a finite number >= 0"},
       {"--length-penalty -1", "--length-penalty must be a finite number >= 0 (0 = no length normalisation), got -1"},
-      {"--max-len-ratio -1", "--max-len-ratio must be a finite number >= 0.1, got -1"},
+      {"--max-len-ratio -1", "--max-len-ratio must be a finite number from 0.1 to 100, got -1"},
+      // 1e19 * the source length overflowed the integer limit: output cut to one word.
+      {"--max-len-ratio 1e19", "--max-len-ratio must be a finite number from 0.1 to 100, got 1e+19"},
       {"--plot-count -5", "--plot-count must be >= 0, got -5"},
       {"--batch-size 0", "--batch-size must be >= 1, got 0"},
   };
@@ -221,6 +337,80 @@ TEST_F(CliInputChecks, DecodingOptionsAreRangeChecked) {
   }
   const RunResult nbest = run_luong("translate --n-best 0 --checkpoint " + ckpt_ + " < " + src_);
   EXPECT_TRUE(has(nbest, "--n-best must be >= 1, got 0")) << nbest.output;
+  // Beam search keeps --beam hypotheses: 9 of 3 printed 3 per sentence without a word.
+  const RunResult wide = run_luong("translate --n-best 9 --beam 3 --checkpoint " + ckpt_ + " < " + src_);
+  EXPECT_EQ(wide.status, 1) << wide.output;
+  EXPECT_TRUE(has(wide, "--n-best must be at most --beam (3), got 9")) << wide.output;
+  EXPECT_FALSE(has(wide, " ||| ")) << wide.output;
+  EXPECT_EQ(run_luong("translate --n-best 3 --beam 3 --checkpoint " + ckpt_ + " < " + src_).status, 0);
+}
+
+TEST_F(CliInputChecks, DictionaryFilesAreChecked) {
+  const std::string extra = dir_ + "/dict_extra.tsv", dup = dir_ + "/dict_dup.tsv", good = dir_ + "/dict_good.tsv";
+  write_file(extra, "ba\tbravo\n\nko\tkilo\textra\n");
+  write_file(dup, "ba\tbravo\nko\tkilo\nba\tbeta\n");
+  write_file(good, "ba\tbravo\nko\tkilo\n");
+  const std::string translate = "translate --checkpoint " + ckpt_ + " --unk-replace --dictionary ";
+  const RunResult r1 = run_luong(translate + extra + " < " + src_);
+  EXPECT_EQ(r1.status, 1) << r1.output;
+  EXPECT_TRUE(has(r1, "dictionary " + extra + " line 3: expected two tab-separated columns")) << r1.output;
+  const RunResult r2 = run_luong(translate + dup + " < " + src_);
+  EXPECT_EQ(r2.status, 1) << r2.output;
+  EXPECT_TRUE(has(r2, "dictionary " + dup + " line 3: source word 'ba' is already defined on line 1")) << r2.output;
+  EXPECT_EQ(run_luong(translate + good + " < " + src_).status, 0);
+  // Without --unk-replace the dictionary was read and silently unused.
+  for (const std::string& cmd : {"translate --checkpoint " + ckpt_ + " --dictionary " + good + " < " + src_,
+                                 "eval --checkpoint " + ckpt_ + " --src " + src_ + " --ref " + ref_ +
+                                     " --dictionary " + good}) {
+    const RunResult r = run_luong(cmd);
+    EXPECT_EQ(r.status, 1) << cmd << "\n" << r.output;
+    EXPECT_TRUE(has(r, "--dictionary needs --unk-replace")) << cmd << "\n" << r.output;
+  }
+}
+
+// A plot path that is a file or cannot be created failed with a raw "filesystem error" only after every
+// sentence was decoded and printed; now before the model is loaded, and nothing is printed.
+TEST_F(CliInputChecks, AttentionPlotPathIsCheckedBeforeDecoding) {
+  const std::string file = dir_ + "/plot_is_a_file";
+  write_file(file, "x\n");
+  const std::string eval = "eval --checkpoint " + ckpt_ + " --src " + src_ + " --ref " + ref_;
+  const std::string translate = "translate --checkpoint " + ckpt_ + " < " + src_;
+  for (const std::string& cmd : {translate + " --attention-plot " + file, eval + " --attention-plot " + file}) {
+    const RunResult r = sh("LUONG " + cmd + " 2>&1");
+    EXPECT_EQ(r.status, 1) << cmd << "\n" << r.output;
+    EXPECT_TRUE(has(r, "--attention-plot " + file + " exists and is not a directory")) << cmd << "\n" << r.output;
+    EXPECT_FALSE(has(r, "filesystem error")) << r.output;
+    EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << "one line, no translations:\n" << r.output;
+  }
+  const std::string below_file = file + "/plots";
+  const RunResult r = sh("LUONG " + translate + " --attention-plot " + below_file + " 2>&1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r, "--attention-plot " + below_file + ": cannot create the directory: Not a directory")) << r.output;
+  EXPECT_FALSE(has(r, "filesystem error")) << r.output;
+  const std::string plots = dir_ + "/plots/new";
+  const RunResult ok = sh("LUONG " + translate + " --attention-plot " + plots + " --plot-count 2 2>&1");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+  EXPECT_TRUE(std::filesystem::exists(plots + "/2.png"));
+}
+
+// Damaged vocabularies in a checkpoint: the loader's messages did not name the file or the entry.
+TEST_F(CliInputChecks, DamagedVocabularyErrorsNameTheCheckpointAndEntry) {
+  const std::string no_newline = dir_ + "/vocab_no_newline.h5", no_specials = dir_ + "/vocab_no_specials.h5";
+  copy_with_string(ckpt_, no_newline, "vocab/tgt", [](std::string v) { return v.substr(0, v.size() - 1); });
+  copy_with_string(ckpt_, no_specials, "vocab/tgt", [](std::string v) {
+    std::vector<std::string> items = split_string_list(v);
+    std::swap(items[0], items[1]);
+    return join_string_list(items);
+  });
+  for (const std::string& bad : {no_newline, no_specials}) {
+    for (const std::string& cmd : {"translate --checkpoint " + bad + " < " + src_,
+                                   "eval --checkpoint " + bad + " --src " + src_ + " --ref " + ref_}) {
+      const RunResult r = run_luong(cmd);
+      EXPECT_EQ(r.status, 1) << cmd << "\n" << r.output;
+      EXPECT_TRUE(has(r, "checkpoint " + bad + ": 'vocab/tgt': ")) << cmd << "\n" << r.output;
+    }
+  }
+  EXPECT_TRUE(has(run_luong("translate --checkpoint " + no_newline + " < " + src_), "does not end with a newline"));
 }
 
 TEST_F(CliInputChecks, EvalDoesNotOfferTranslateOnlyOptions) {

@@ -12,7 +12,7 @@
 namespace luong::nmt {
 namespace {
 
-constexpr int64_t kBos = 2, kEos = 3;
+constexpr int64_t kPad = 0, kBos = 2, kEos = 3;
 
 std::unique_ptr<NmtModel> random_model(const std::string& attention) {
   ModelConfig c;
@@ -93,7 +93,8 @@ TEST(BeamSearch, BatchingDoesNotChangeResults) {
 }
 
 // The scores of every complete hypothesis of one sentence by brute force, best first: every token sequence
-// up to max_len, either ended by </s> or cut at max_len, scored by its summed log-probability.
+// up to max_len, either ended by </s> or cut at max_len, scored by its summed log-probability. <pad> and <s>
+// are not outputs (the decoders never generate them), so no sequence contains them.
 std::vector<double> exhaustive_scores(const NmtModel& model, const std::vector<int64_t>& src_ids, int64_t max_len) {
   NoGradGuard no_grad;
   const int64_t len = static_cast<int64_t>(src_ids.size()), V = model.config().tgt_vocab;
@@ -110,7 +111,7 @@ std::vector<double> exhaustive_scores(const NmtModel& model, const std::vector<i
       const double* row = lp.data() + static_cast<int64_t>(i) * V;
       complete.push_back(score[i] + row[kEos]);
       for (int64_t v = 0; v < V; ++v) {
-        if (v == kEos) continue;
+        if (v == kEos || v == kPad || v == kBos) continue;
         if (t + 1 == max_len) {
           complete.push_back(score[i] + row[v]);  // cut at the limit
         } else {
@@ -128,7 +129,7 @@ std::vector<double> exhaustive_scores(const NmtModel& model, const std::vector<i
   return complete;
 }
 
-// With a beam as wide as the whole search space (10^3 live prefixes at max_len 3, vocabulary 11), beam
+// With a beam as wide as the whole search space (8^3 live prefixes at max_len 3, vocabulary 11), beam
 // search is exhaustive: its 100-best list must be the brute-force 100 best. This checks candidate selection
 // (each beam's best 2K tokens, then the sentence's best 2K) far down the ranking, not just at the top.
 TEST(BeamSearch, FullWidthBeamFindsTheExhaustiveNBest) {
@@ -177,6 +178,39 @@ TEST(BeamSearch, LengthLimitIsRespected) {
   o.max_len_ratio = 1.0;
   const auto out = beam_search(*model, src, lengths, kBos, kEos, o);
   for (size_t i = 0; i < out.size(); ++i) EXPECT_LE(static_cast<int64_t>(out[i][0].tokens.size()), lengths[i] + 1);
+}
+
+// A weakly trained model can rank <s> or <pad> first; neither is an output word, and an emitted <s> used to
+// appear literally in the 1-best text. With both pushed far above every other token, greedy decoding and
+// beam search (every n-best entry) still produce neither, choosing among the real words instead.
+TEST(BeamSearch, NeverEmitsPadOrBos) {
+  auto model = random_model("general");
+  bool found = false;
+  for (auto& [name, v] : model->named_parameters()) {
+    if (name != "decoder.output.bias") continue;
+    Tensor bias = v.data();
+    bias.data<float>()[kPad] = 100.0f;
+    bias.data<float>()[kBos] = 90.0f;
+    bias.data<float>()[kEos] = -100.0f;  // no early stop: every output runs to the limit
+    found = true;
+  }
+  ASSERT_TRUE(found);
+  std::vector<int64_t> lengths;
+  const Tensor src = sources(lengths);
+  const auto contains_special = [](const std::vector<int64_t>& tokens) {
+    return std::find(tokens.begin(), tokens.end(), kPad) != tokens.end() ||
+           std::find(tokens.begin(), tokens.end(), kBos) != tokens.end();
+  };
+  const auto greedy = greedy_decode(*model, src, lengths, kBos, kEos, 8);
+  for (size_t i = 0; i < greedy.size(); ++i) {
+    EXPECT_EQ(greedy[i].size(), 8u) << "sentence " << i;
+    EXPECT_FALSE(contains_special(greedy[i])) << "sentence " << i;
+  }
+  const auto beam = beam_search(*model, src, lengths, kBos, kEos, fixed_length(4, 8, 4));
+  for (size_t i = 0; i < beam.size(); ++i) {
+    ASSERT_EQ(beam[i].size(), 4u);
+    for (const auto& h : beam[i]) EXPECT_FALSE(contains_special(h.tokens)) << "sentence " << i;
+  }
 }
 
 }  // namespace

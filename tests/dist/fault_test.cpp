@@ -76,6 +76,9 @@ TEST_F(FaultJob, HungRankTripsTheWatchdogOfTheOthers) {
   EXPECT_LT(r.seconds, kPromptly) << r.output;
   EXPECT_NE(r.output.find("watchdog: rank 0: all_reduce_sum of float32(1000) on cpu did not complete within 2 s"),
             std::string::npos) << r.output;
+  // Both ways of setting the timeout are named: luong train takes it from its config, not the environment.
+  EXPECT_NE(r.output.find("dist.timeout_s"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("LUONG_DIST_TIMEOUT_S"), std::string::npos) << r.output;
 }
 
 }  // namespace

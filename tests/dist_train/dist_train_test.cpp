@@ -83,6 +83,14 @@ TEST_F(DistTrainTest, CheckpointsResumeAcrossWorldSizes) {
   // 2 x 8 and 1 x 16 sentences are the same global batch: not a config change worth a warning.
   EXPECT_EQ(ra.output.find("warning: resuming with a changed config"), std::string::npos) << ra.output;
   EXPECT_LE(max_rel_diff(checkpoint_path(straight, 20), checkpoint_path(a, 20)), 1e-6);
+  // The same per-process batch on another number of processes is another global batch: said, not silent.
+  const std::string c = fresh_dir("dist_2to1_same_batch");
+  ASSERT_EQ(run_mpi(args(c, 8, 10)).status, 0);
+  const RunResult rc = run_luong(args(c, 8, 20, "--resume auto"));
+  ASSERT_EQ(rc.status, 0) << rc.output;
+  EXPECT_NE(rc.output.find("processes: 2 -> 1 with train.batch_size 8 per process (the global batch changes)"),
+            std::string::npos)
+      << rc.output;
   // One process to step 10, then two ranks to 20.
   const std::string b = fresh_dir("dist_1to2");
   ASSERT_EQ(run_luong(args(b, 16, 10)).status, 0);

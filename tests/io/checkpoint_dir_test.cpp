@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "framework/io/checkpoint_average.h"
 #include "tests/support/temp_dir.h"
 
@@ -77,7 +79,7 @@ TEST(CheckpointDir, RetentionKeepsLastKAndBest) {
   EXPECT_THROW(mark_best(run, 1), Error);  // already deleted
 }
 
-TEST(CheckpointAverage, AveragesModelTensorsAndTakesTheRestFromTheLast) {
+TEST(CheckpointAverage, AveragesModelTensorsKeepsTheFirstsOtherEntriesAndDropsTrainingState) {
   TempDir dir;
   std::vector<std::string> paths;
   for (int64_t step : {1, 2, 6}) {
@@ -85,19 +87,62 @@ TEST(CheckpointAverage, AveragesModelTensorsAndTakesTheRestFromTheLast) {
     s.tensors["model/half"] = Tensor::full({2}, static_cast<double>(step), DType::bf16);
     s.tensors["model/ids"] = Tensor::from_ids({step, step}, {2});
     s.tensors["optim/m"] = Tensor::full({2}, static_cast<double>(step));
+    s.ints["trainer/step"] = step;
+    s.floats["schedule/lr"] = 0.5;
+    s.ints["data/epoch"] = step;
     s.strings["config"] = "run " + std::to_string(step);
     paths.push_back(checkpoint_path(dir.path().string(), step));
-    save_checkpoint(paths.back(), s);
+    save_checkpoint(paths.back(), s, {{"world_size", std::to_string(step)}, {"dtype", "float32"}});
   }
-  const StateDict avg = average_checkpoints(paths);
-  EXPECT_EQ(avg.tensors.at("model/w").to_vector(), std::vector<double>(6, 3.0));
-  EXPECT_EQ(avg.tensors.at("model/w").dtype(), DType::f32);
-  EXPECT_EQ(avg.tensors.at("model/half").dtype(), DType::bf16);
-  EXPECT_EQ(avg.tensors.at("model/half").to_vector(), std::vector<double>(2, 3.0));
-  EXPECT_EQ(avg.tensors.at("model/ids").to_vector(), std::vector<double>(2, 6.0));  // integers: last
-  EXPECT_EQ(avg.tensors.at("optim/m").to_vector(), std::vector<double>(2, 6.0));    // not model/: last
-  EXPECT_EQ(avg.ints.at("train/step"), 6);
-  EXPECT_EQ(avg.strings.at("config"), "run 6");
+  const Checkpoint avg = average_checkpoints(paths);
+  EXPECT_EQ(avg.state.tensors.at("model/w").to_vector(), std::vector<double>(6, 3.0));
+  EXPECT_EQ(avg.state.tensors.at("model/w").dtype(), DType::f32);
+  EXPECT_EQ(avg.state.tensors.at("model/half").dtype(), DType::bf16);
+  EXPECT_EQ(avg.state.tensors.at("model/half").to_vector(), std::vector<double>(2, 3.0));
+  EXPECT_EQ(avg.state.tensors.at("model/ids").to_vector(), std::vector<double>(2, 1.0));  // integers: first
+  EXPECT_EQ(avg.state.ints.at("train/step"), 1);
+  EXPECT_EQ(avg.state.strings.at("config"), "run 1");
+  // The optimizer moments, schedule, trainer counters and data position of one member are not the average's.
+  EXPECT_FALSE(avg.state.tensors.count("optim/m"));
+  EXPECT_FALSE(avg.state.ints.count("trainer/step"));
+  EXPECT_FALSE(avg.state.floats.count("schedule/lr"));
+  EXPECT_FALSE(avg.state.ints.count("data/epoch"));
+  // The first file's metadata, without the attributes the writer sets itself (it refuses them).
+  EXPECT_EQ(avg.metadata.at("world_size"), "1");
+  EXPECT_EQ(avg.metadata.at("dtype"), "float32");
+  EXPECT_FALSE(avg.metadata.count("created"));
+  EXPECT_FALSE(avg.metadata.count("luong_version"));
+  EXPECT_NO_THROW(save_checkpoint(dir.file("avg.h5"), avg.state, avg.metadata));
+}
+
+TEST(CheckpointAverage, NonFiniteInputsAndResultsNameFileAndParameter) {
+  TempDir dir;
+  StateDict a = state_at(1), b = state_at(2);
+  b.tensors["model/w"].data<float>()[3] = std::numeric_limits<float>::quiet_NaN();
+  save_checkpoint(dir.file("a.h5"), a);
+  save_checkpoint(dir.file("b.h5"), b);
+  std::string msg;
+  try {
+    average_checkpoints({dir.file("a.h5"), dir.file("b.h5")});
+  } catch (const Error& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("parameter 'model/w' in " + dir.file("b.h5") + " has a non-finite value (nan at element 3)"),
+            std::string::npos)
+      << msg;
+  // Finite float64 inputs whose sum overflows: the average itself is not finite.
+  StateDict big1, big2;
+  big1.tensors["model/w"] = Tensor::full({2}, 1.5e308, DType::f64);
+  big2.tensors["model/w"] = Tensor::full({2}, 1.5e308, DType::f64);
+  save_checkpoint(dir.file("big1.h5"), big1);
+  save_checkpoint(dir.file("big2.h5"), big2);
+  msg.clear();
+  try {
+    average_checkpoints({dir.file("big1.h5"), dir.file("big2.h5")});
+  } catch (const Error& e) {
+    msg = e.what();
+  }
+  EXPECT_NE(msg.find("parameter 'model/w' of the average has a non-finite value"), std::string::npos) << msg;
 }
 
 TEST(CheckpointAverage, ShapeMismatchNamesTheParameter) {

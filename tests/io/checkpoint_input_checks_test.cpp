@@ -45,7 +45,7 @@ TEST(CheckpointInputChecks, AverageCallsTheCompatibilityCheckForEveryLaterFile) 
     if (first.state.strings.at("vocab/src") != other.state.strings.at("vocab/src"))
       LUONG_FAIL("vocab/src of ", other.path, " differs from ", first.path);
   };
-  const StateDict avg = average_checkpoints({a, b}, same_vocab);
+  const StateDict avg = average_checkpoints({a, b}, same_vocab).state;
   EXPECT_EQ(avg.tensors.at("model/w").to_vector(), (std::vector<double>{2, 2}));
   ASSERT_EQ(calls.size(), 1u);
   EXPECT_EQ(calls[0], std::make_pair(a, b));

@@ -8,9 +8,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -98,6 +100,41 @@ double min_valid_ppl(const std::string& path) {
     if (j["type"] == "valid") best = std::min(best, j["valid_ppl"].get<double>());
   }
   return best;
+}
+
+// The last `--json` summary line of a train.log (null when there is none).
+json last_summary(const std::string& log) {
+  json last;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    const size_t brace = line.find('{');
+    if (brace == std::string::npos) continue;
+    json j = json::parse(line.substr(brace), nullptr, false);
+    if (j.is_object() && j.contains("stop_reason")) last = std::move(j);
+  }
+  return last;
+}
+
+// The cells of the results.csv row of `trial`, by column name (cells of these rows hold no commas).
+std::map<std::string, std::string> csv_row(const std::string& csv, const std::string& trial) {
+  auto split = [](const std::string& line) {
+    std::vector<std::string> cells;
+    std::istringstream in(line);
+    for (std::string c; std::getline(in, c, ',');) cells.push_back(c);
+    if (!line.empty() && line.back() == ',') cells.emplace_back();
+    return cells;
+  };
+  std::istringstream in(csv);
+  std::string header_line;
+  std::getline(in, header_line);
+  const auto header = split(header_line);
+  std::map<std::string, std::string> row;
+  for (std::string line; std::getline(in, line);) {
+    const auto cells = split(line);
+    if (cells.size() < 2 || cells[1] != trial) continue;
+    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+  }
+  return row;
 }
 
 int64_t attempts(const std::string& trial_dir) { return json::parse(read(trial_dir + "/sweep_state.json"))["attempts"]; }
@@ -263,7 +300,9 @@ TEST_F(SweepRunTest, BadTrialsFailAloneAndAreReported) {
   // Failed trials count as finished: a rerun skips them, --retry-failed runs them again.
   const Sweep rerun = run_sweep(spec + " --out " + dir_ + "/out");
   EXPECT_EQ(rerun.status, 1);
-  EXPECT_NE(rerun.err.find(crashed_name + ": already failed, skipped"), std::string::npos) << rerun.err;
+  EXPECT_NE(rerun.err.find(crashed_name + ": already failed, skipped (rerun with --retry-failed to run it again)"),
+            std::string::npos)
+      << rerun.err;
   EXPECT_EQ(attempts(trial(crashed_name)), 1);
   const Sweep retry = run_sweep(spec + " --out " + dir_ + "/out --retry-failed");
   EXPECT_EQ(retry.status, 1);
@@ -303,6 +342,15 @@ TEST_F(SweepRunTest, InterruptedSweepResumesWithoutRedoingFinishedTrials) {
   const std::string partial = read(dir_ + "/out/results.csv");
   EXPECT_NE(partial.find(",interrupted,"), std::string::npos) << partial;
   EXPECT_NE(partial.find(",pending,"), std::string::npos) << partial;
+  // The interrupted trial's row shows how far it got: the steps and rate of the summary line `luong train`
+  // printed before exiting with 130/143.
+  const json summary = last_summary(read(trial(long1) + "/train.log"));
+  ASSERT_TRUE(summary.is_object()) << read(trial(long1) + "/train.log");
+  auto row = csv_row(partial, long1);
+  EXPECT_GT(summary["steps"].get<int64_t>(), 0);
+  EXPECT_EQ(row["steps"], std::to_string(summary["steps"].get<int64_t>())) << partial;
+  EXPECT_FALSE(row["tokens_per_s"].empty()) << partial;
+  EXPECT_EQ(row["status"], "interrupted") << partial;
   struct stat before1 {}, before2 {};
   stat((trial(quick1) + "/result.json").c_str(), &before1);
   stat((trial(quick2) + "/result.json").c_str(), &before2);

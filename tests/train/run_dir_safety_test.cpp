@@ -74,6 +74,7 @@ std::map<int64_t, double> valid_ppls(const std::string& run_dir) {
 std::map<std::string, std::string> snapshot(const std::string& dir) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().filename() == ".lock") continue;  // every run takes the lock, refused or not
     std::ostringstream os;
     os << fs::file_size(e.path()) << "@" << fs::last_write_time(e.path()).time_since_epoch().count();
     out[e.path().filename().string()] = os.str();
@@ -169,6 +170,15 @@ TEST_F(RunDirSafetyTest, ResumeAutoWithNothingLoadableUsesBestOrStops) {
   EXPECT_EQ(snapshot(dir), before) << "nothing may be started over or overwritten";
 }
 
+TEST_F(RunDirSafetyTest, AMissingResumeCheckpointIsRefusedBeforeAnythingIsCreated) {
+  const std::string dir = fresh_dir("safety_missing_resume");
+  const RunResult r = run_luong(train_args(dir, "--resume " + dir + "_nowhere.h5"));
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.output.find("--resume " + dir + "_nowhere.h5 does not exist"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("train: "), std::string::npos) << "refused before the corpus is read";
+  EXPECT_TRUE(!fs::exists(dir) || fs::is_empty(dir)) << "nothing written into the run dir";
+}
+
 TEST_F(RunDirSafetyTest, ARefusedResumeLeavesTheRunsConfigAndVocabulariesAlone) {
   const std::string dir = fresh_dir("safety_refused_resume");
   ASSERT_EQ(run_luong(train_args(dir)).status, 0);
@@ -194,6 +204,32 @@ TEST_F(RunDirSafetyTest, ResumingWithAChangedConfigNamesTheChanges) {
   EXPECT_NE(loud.output.find("resuming with changed limits: train.max_steps: 30 -> 40"), std::string::npos)
       << loud.output;
   EXPECT_EQ(loud.output.find("warning: resuming with a changed config"), std::string::npos) << loud.output;
+}
+
+TEST_F(RunDirSafetyTest, ASecondRunOnABusyDirectoryIsRefusedEvenWithOverwrite) {
+  const std::string dir = fresh_dir("safety_busy");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string cmd = "exec " + std::string(LUONG_BINARY) + " " +
+                            train_args(dir, "--set train.max_steps=1000000 --set train.valid_every=0 --quiet") +
+                            " > /dev/null 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  for (int i = 0; i < 3000 && list_checkpoints(dir).empty(); ++i) usleep(10000);
+  ASSERT_FALSE(list_checkpoints(dir).empty());
+  const RunResult second = run_luong(train_args(dir, "--overwrite --set train.max_steps=5"));
+  EXPECT_NE(second.status, 0);
+  EXPECT_NE(second.output.find("is in use by another luong train (pid " + std::to_string(pid)), std::string::npos)
+      << second.output;
+  EXPECT_FALSE(list_checkpoints(dir).empty()) << "the running run's checkpoints must survive";
+  kill(pid, SIGINT);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  // The lock went with the process: the run can be continued (here: it is already past max_steps).
+  const RunResult resumed = run_luong(train_args(dir, "--resume auto --set train.max_steps=1 --quiet --json"));
+  EXPECT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("\"stop_reason\":\"already done\""), std::string::npos) << resumed.output;
 }
 
 TEST_F(RunDirSafetyTest, InterruptSavesACheckpointAndExits130) {

@@ -22,11 +22,13 @@ int64_t BatchIterator::batches_in_epoch() { return static_cast<int64_t>(plan().b
 int64_t BatchIterator::dropped_examples() { return plan().dropped_examples; }
 
 void BatchIterator::set_state(const IteratorState& s) {
-  LUONG_CHECK(s.epoch >= 0 && s.index >= 0, "BatchIterator::set_state: bad state (epoch ", s.epoch, ", index ",
-              s.index, ")");
+  if (s.epoch < 0 || s.index < 0)
+    LUONG_FAIL("the saved data position (epoch ", s.epoch + 1, ", batch ", s.index, ") is invalid");
   state_ = s;
-  LUONG_CHECK(s.index <= batches_in_epoch(), "BatchIterator::set_state: index ", s.index, " is beyond the ",
-              batches_in_epoch(), " batches of epoch ", s.epoch, " (was the corpus or batch size changed?)");
+  if (s.index > batches_in_epoch())
+    LUONG_FAIL("the saved data position (batch ", s.index, " of epoch ", s.epoch + 1, ") is beyond the ",
+               batches_in_epoch(), " batches an epoch has now: were the corpus, train.batch_size or the number of ",
+               "processes changed?");
 }
 
 std::optional<Batch> BatchIterator::next() {

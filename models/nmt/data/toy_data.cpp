@@ -19,15 +19,26 @@ int translate_word(int w) { return (w * 5 + 3) % 16; }
 
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> toy_pairs(const ToyDataOptions& o, int split, int64_t count) {
-  LUONG_CHECK(o.min_len >= 1 && o.max_len >= o.min_len, "toy data: bad lengths [", o.min_len, ", ", o.max_len, "]");
+void check_toy_options(const ToyDataOptions& o) {
+  if (o.min_len < 1 || o.max_len < o.min_len || o.max_len > kMaxToyLength)
+    LUONG_FAIL("toy data: sentence lengths need 1 <= min_len <= max_len <= ", kMaxToyLength, ", got min_len ",
+               o.min_len, ", max_len ", o.max_len);
+  for (const int64_t n : {o.train, o.valid, o.test})
+    if (n < 0 || n > kMaxToyPairs) LUONG_FAIL("toy data: a split needs 0 to ", kMaxToyPairs, " pairs, got ", n);
+}
+
+namespace {
+
+// Calls `emit(src, tgt)` for each of the `count` pairs of split `split`.
+template <class Emit>
+void for_each_toy_pair(const ToyDataOptions& o, int split, int64_t count, Emit&& emit) {
+  check_toy_options(o);
   // Each split draws from its own counter range, so changing one split's size leaves the others unchanged.
   Generator g(o.seed, static_cast<uint64_t>(split) << 40);
-  std::vector<std::pair<std::string, std::string>> out;
-  out.reserve(static_cast<size_t>(count));
+  std::vector<int> words;
   for (int64_t k = 0; k < count; ++k) {
     const auto len = o.min_len + static_cast<int64_t>(g.below(static_cast<uint64_t>(o.max_len - o.min_len + 1)));
-    std::vector<int> words(static_cast<size_t>(len));
+    words.assign(static_cast<size_t>(len), 0);
     for (int& w : words) w = static_cast<int>(g.below(16));
     std::string src, tgt;
     for (size_t i = 0; i < words.size(); ++i) {
@@ -35,23 +46,35 @@ std::vector<std::pair<std::string, std::string>> toy_pairs(const ToyDataOptions&
       src += kSrcWords[words[i]];
       tgt += kTgtWords[translate_word(words[words.size() - 1 - i])];
     }
-    out.emplace_back(src + " .", tgt + " .");
+    emit(src + " .", tgt + " .");
   }
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> toy_pairs(const ToyDataOptions& o, int split, int64_t count) {
+  LUONG_CHECK(count >= 0 && count <= kMaxToyPairs, "toy data: a split needs 0 to ", kMaxToyPairs, " pairs, got ",
+              count);
+  std::vector<std::pair<std::string, std::string>> out;
+  out.reserve(static_cast<size_t>(count));
+  for_each_toy_pair(o, split, count,
+                    [&](std::string src, std::string tgt) { out.emplace_back(std::move(src), std::move(tgt)); });
   return out;
 }
 
 std::vector<std::string> write_toy_data(const std::string& dir, const ToyDataOptions& o) {
+  check_toy_options(o);  // before any directory or file is made
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) LUONG_FAIL("toy data: cannot create directory '", dir, "': ", ec.message());
   const std::pair<const char*, int64_t> splits[3] = {{"train", o.train}, {"valid", o.valid}, {"test", o.test}};
   std::vector<std::string> written;
   for (int s = 0; s < 3; ++s) {
-    const auto pairs = toy_pairs(o, s, splits[s].second);
     const std::string base = (std::filesystem::path(dir) / splits[s].first).string();
     std::ofstream src(base + ".src", std::ios::binary), tgt(base + ".tgt", std::ios::binary);
     if (!src || !tgt) LUONG_FAIL("toy data: cannot write '", base, ".src/.tgt'");
-    for (const auto& [a, b] : pairs) src << a << '\n', tgt << b << '\n';
+    for_each_toy_pair(o, s, splits[s].second,
+                      [&](const std::string& a, const std::string& b) { src << a << '\n', tgt << b << '\n'; });
     if (!src.flush() || !tgt.flush()) LUONG_FAIL("toy data: write to '", base, ".src/.tgt' failed");
     written.push_back(base + ".src");
     written.push_back(base + ".tgt");

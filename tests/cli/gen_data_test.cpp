@@ -1,0 +1,47 @@
+// `luong gen-data`'s option checks: split sizes and sentence lengths within documented bounds (a huge
+// --train ended in std::bad_alloc), messages that name the option and the rule, no negative seed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "tests/support/run_luong.h"
+
+namespace luong::testing {
+namespace {
+
+bool has(const RunResult& r, const std::string& text) { return r.output.find(text) != std::string::npos; }
+
+TEST(GenData, OptionsAreRangeChecked) {
+  const std::string dir = fresh_dir("gen_data_checks") + "/out";
+  const std::pair<std::string, std::string> cases[] = {
+      {"--train 99999999999", "--train must be from 1 to 10000000 sentence pairs, got 99999999999"},
+      {"--train 0", "--train must be from 1 to 10000000 sentence pairs, got 0"},
+      {"--valid -3", "--valid must be from 1 to 10000000 sentence pairs, got -3"},
+      {"--test 0", "--test must be from 1 to 10000000 sentence pairs, got 0"},
+      {"--min-len 0", "1 <= --min-len <= --max-len <= 1000 (words), got --min-len 0 and --max-len 8"},
+      {"--min-len 9", "1 <= --min-len <= --max-len <= 1000 (words), got --min-len 9 and --max-len 8"},
+      {"--max-len 100000000000", "got --min-len 3 and --max-len 100000000000"},
+      {"--seed -1", "--seed must be >= 0, got -1"},
+  };
+  for (const auto& [option, message] : cases) {
+    const RunResult r = run_luong("gen-data --out " + dir + " " + option);
+    EXPECT_EQ(r.status, 1) << option << "\n" << r.output;
+    EXPECT_TRUE(has(r, message)) << option << "\n" << r.output;
+    EXPECT_FALSE(has(r, "bad_alloc")) << r.output;
+    EXPECT_FALSE(has(r, "not in range")) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir)) << option;  // checked before anything is written
+  }
+}
+
+TEST(GenData, WritesTheRequestedSplits) {
+  const std::string dir = fresh_dir("gen_data_ok");
+  const RunResult r =
+      run_luong("gen-data --out " + dir + " --train 7 --valid 1 --test 2 --min-len 1 --max-len 1 --seed 0");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r, "wrote " + dir + "/test.tgt")) << r.output;
+  EXPECT_EQ(std::filesystem::file_size(dir + "/train.src"), 7u * 5u);  // "ba .\n": one word and the period
+}
+
+}  // namespace
+}  // namespace luong::testing

@@ -1,0 +1,44 @@
+// Sweep spec input that used to be misread or reported poorly: several YAML documents in one file (all but the
+// first were dropped), binary files, `!!str`-tagged override values, and numbers a double cannot hold.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "framework/sweep/sweep_spec.h"
+#include "models/nmt/nmt_config.h"
+#include "tests/data/test_files.h"
+
+namespace luong::sweep {
+namespace {
+
+const std::string kBase = std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml";
+
+SweepSpec parse(const std::string& text) { return parse_sweep_spec(text, "specs/s.yaml"); }
+
+TEST(SweepSpecInput, MoreThanOneDocumentIsAnError) {
+  EXPECT_ERROR_HAS(parse("base: " + kBase + "\ngrid: {optim.lr: [1]}\n---\ngrid: {optim.lr: [2]}\n"),
+                   "sweep spec specs/s.yaml:3: more than one YAML document (---); a sweep spec is one mapping");
+  // One document with a leading marker is fine.
+  EXPECT_EQ(parse("---\nbase: " + kBase + "\ngrid: {optim.lr: [1, 2]}\n").grid.size(), 1u);
+}
+
+TEST(SweepSpecInput, BinaryFileIsNotATextFile) {
+  testing::TempDir dir;
+  const std::string f = dir.file("s.yaml", "base: " + kBase + "\n" + std::string("\x7f" "ELF\0\0", 6));
+  EXPECT_ERROR_HAS(load_sweep_spec(f), "s.yaml is not a text file (NUL byte at line 2)");
+}
+
+TEST(SweepSpecInput, StrTaggedOverrideStaysAString) {
+  const SweepSpec s = parse("base: " + kBase + "\noverrides:\n  model.layers: !!str 3\n");
+  ASSERT_EQ(s.overrides.size(), 1u);
+  EXPECT_EQ(s.overrides[0].value.yaml, "'3'");  // `--set model.layers='3'`: a string, as the spec says
+  EXPECT_ERROR_HAS(check_spec_keys(s, nmt::nmt_schema()), "specs/s.yaml:3: overrides.model.layers: expected integer");
+}
+
+TEST(SweepSpecInput, NumbersOutsideTheDoubleRangeSaySo) {
+  EXPECT_ERROR_HAS(check_spec_keys(parse("base: " + kBase + "\noverrides:\n  optim.lr: 1e-400\n"), nmt::nmt_schema()),
+                   "specs/s.yaml:3: overrides.optim.lr: value 1e-400 underflows to 0");
+}
+
+}  // namespace
+}  // namespace luong::sweep
