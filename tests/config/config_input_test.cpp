@@ -119,7 +119,8 @@ TEST(ConfigInput, TopsThatWouldOverflowAreCapped) {
 }
 
 TEST(ConfigInput, AttentionDocNamesOnlyRegisteredScores) {
-  const KeySpec* k = nmt::nmt_schema().find("model.attention");
+  const ConfigSchema schema = nmt::nmt_schema();  // held: find() points into it
+  const KeySpec* k = schema.find("model.attention");
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->doc.find("location"), std::string::npos) << k->doc;
 }
