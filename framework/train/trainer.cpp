@@ -51,10 +51,14 @@ bool diverged(double loss_sum, int64_t tokens) {
   return !std::isfinite(loss_sum) || (tokens > 0 && loss_sum / static_cast<double>(tokens) > kDivergedLossPerToken);
 }
 
-// "warning: skipping <path>: <why>", naming the path once whether or not the loader's message does.
+// A loader's message about the checkpoint at `path`, naming the path once: the reader's messages start
+// with "checkpoint <path>: ...", those of the task, optimizer or iterator do not.
+std::string about_checkpoint(const std::string& path, const std::string& what) {
+  return what.find(path) != std::string::npos ? what : "checkpoint " + path + ": " + what;
+}
+
 std::string skipped_message(const std::string& path, const std::string& reason) {
-  if (reason.find(path) != std::string::npos) return "warning: skipping " + reason;
-  return "warning: skipping checkpoint " + path + ": " + reason;
+  return "warning: skipping " + about_checkpoint(path, reason);
 }
 
 // The first floating-point tensor of `state` that holds a NaN or an infinity, or "" when there is none.
@@ -164,10 +168,8 @@ void Trainer::resume() {
     LUONG_FAIL("cannot resume from ", ckpt->path, ": it has no trainer state (an averaged or exported model, not a ",
                "training checkpoint)");
   } catch (const Error& e) {
-    const std::string what = e.what();
-    const bool named = what.find(ckpt->path) != std::string::npos;
     const bool other_world = !saved_world.empty() && saved_world != std::to_string(group_.size());
-    LUONG_FAIL(named ? "" : "cannot resume from " + ckpt->path + ": ", what,
+    LUONG_FAIL("cannot resume from ", about_checkpoint(ckpt->path, e.what()),
                other_world ? str(" (it was written by ", saved_world, " process(es), this run has ", group_.size(), ")")
                            : std::string());
   }
