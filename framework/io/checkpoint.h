@@ -39,9 +39,13 @@ void save_checkpoint(const std::string& path, const StateDict& state,
 Checkpoint load_checkpoint(const std::string& path);
 
 // Copies checkpoint tensors into existing ones: every name in `destinations.tensors` must exist in the
-// checkpoint with the same shape (the error names the parameter and both shapes); nothing is copied
-// unless all match. dtypes may differ (values are converted); destinations may be on any device.
-void load_tensors_into(const Checkpoint& checkpoint, const StateDict& destinations);
+// checkpoint with the same shape (the error names the parameter and both shapes), and every checkpoint
+// tensor under `owned_prefix` (e.g. "model/") must be one of the destinations: a checkpoint of a larger
+// model (more layers, another attention) is refused rather than silently cut down, as PyTorch's strict
+// load_state_dict does. Nothing is copied unless all match. dtypes may differ (values are converted);
+// destinations may be on any device.
+void load_tensors_into(const Checkpoint& checkpoint, const StateDict& destinations,
+                       const std::string& owned_prefix = "");
 
 // String lists (vocabularies) are stored as one string: every item followed by '\n', so [] is "" and
 // [""] is "\n". Items must not contain '\n'.

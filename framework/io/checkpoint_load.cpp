@@ -3,8 +3,16 @@
 
 namespace luong {
 
-void load_tensors_into(const Checkpoint& checkpoint, const StateDict& destinations) {
+void load_tensors_into(const Checkpoint& checkpoint, const StateDict& destinations, const std::string& owned_prefix) {
   // Check everything first so a mismatch leaves the destinations untouched.
+  if (!owned_prefix.empty()) {
+    for (const auto& [name, t] : checkpoint.state.tensors) {
+      if (name.rfind(owned_prefix, 0) == 0 && !destinations.tensors.contains(name))
+        LUONG_FAIL("checkpoint ", checkpoint.path, ": parameter '", name, "' ", shape_str(t.shape()),
+                   " is not in this model (the checkpoint's model is another shape: more layers, another attention ",
+                   "or other options)");
+    }
+  }
   for (const auto& [name, dst] : destinations.tensors) {
     auto it = checkpoint.state.tensors.find(name);
     if (it == checkpoint.state.tensors.end())

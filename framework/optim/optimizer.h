@@ -45,6 +45,11 @@ class Optimizer {
   // 1.7 GB on the paper model's GPU).
   void state_view(StateDict& out) const;
   void load_state(const StateDict& in);
+  // Checks restored state buffers against the parameters they will update (and moves them to their dtype
+  // and device), so that a resume with another model fails while loading, not at its first step.
+  void fit_state_to(const FlatParameters& params) {
+    if (!buffers_.empty()) prepare_buffers(params);
+  }
 
   const std::string& name() const { return name_; }
   const OptimizerOptions& options() const { return options_; }

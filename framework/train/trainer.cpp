@@ -124,23 +124,28 @@ std::optional<Checkpoint> Trainer::checkpoint_to_resume() {
              "; reasons above). Move them away to start this run over, or resume from a checkpoint path.");
 }
 
-void Trainer::warn_about_config_changes(const Checkpoint& ckpt) {
+Trainer::ConfigChanges Trainer::config_changes_since(const Checkpoint& ckpt) const {
+  ConfigChanges out;
   const auto saved = ckpt.state.strings.find("config");
-  if (!opt_.config_changes || saved == ckpt.state.strings.end()) return;
-  std::string exact, inexact;
+  if (!opt_.config_changes || saved == ckpt.state.strings.end()) return out;
   const auto world = ckpt.metadata.find("world_size");
   const int64_t saved_world = world == ckpt.metadata.end() ? group_.size() : std::stoll(world->second);
   for (const std::string& c : opt_.config_changes(saved->second, saved_world)) {
     if (!c.empty() && c[0] == '=') {
-      exact += (exact.empty() ? "" : ", ") + c.substr(1);
+      out.limits += (out.limits.empty() ? "" : ", ") + c.substr(1);
     } else {
-      inexact += (inexact.empty() ? "" : ", ") + c;
+      out.others += (out.others.empty() ? "" : ", ") + c;
     }
   }
-  if (!exact.empty()) say("resuming with changed limits: " + exact);
-  if (!inexact.empty())
+  return out;
+}
+
+void Trainer::warn_about_config_changes(const Checkpoint& ckpt) {
+  const ConfigChanges c = config_changes_since(ckpt);
+  if (!c.limits.empty()) say("resuming with changed limits: " + c.limits);
+  if (!c.others.empty())
     say("warning: resuming with a changed config (the run is no longer the same as an uninterrupted one): " +
-        inexact);
+        c.others);
 }
 
 void Trainer::resume() {
@@ -157,6 +162,7 @@ void Trainer::resume() {
   try {
     task_.load_state(s, ckpt->path);
     optimizer_.load_state(s.sub("optim"));
+    optimizer_.fit_state_to(task_.parameters());
     schedule_.load_state(s.sub("schedule"));
     const StateDict t = s.sub("trainer");
     step_ = t.ints.at("step");
@@ -169,9 +175,12 @@ void Trainer::resume() {
                "training checkpoint)");
   } catch (const Error& e) {
     const bool other_world = !saved_world.empty() && saved_world != std::to_string(group_.size());
+    // The config keys that differ from the checkpoint's usually say why (model.layers: 2 -> 1).
+    const std::string changed = config_changes_since(*ckpt).others;
     LUONG_FAIL("cannot resume from ", about_checkpoint(ckpt->path, e.what()),
                other_world ? str(" (it was written by ", saved_world, " process(es), this run has ", group_.size(), ")")
-                           : std::string());
+                           : std::string(),
+               changed.empty() ? std::string() : "; the config differs from the checkpoint's: " + changed);
   }
   LUONG_CHECK(step_ >= 0 && epochs_completed_ >= 0, "cannot resume from ", ckpt->path, ": invalid trainer state (step ",
               step_, ", epochs ", epochs_completed_, ")");

@@ -73,6 +73,12 @@ class Trainer {
   void end_epoch();
   void save_checkpoint_now(bool best = false);
   std::optional<Checkpoint> checkpoint_to_resume();
+  // The resolved config's differences from the one a checkpoint was trained with (TrainerOptions::
+  // config_changes): keys that keep the run's steps the same ("limits") and the others.
+  struct ConfigChanges {
+    std::string limits, others;
+  };
+  ConfigChanges config_changes_since(const Checkpoint& ckpt) const;
   void warn_about_config_changes(const Checkpoint& ckpt);
   void check_parameters_across_ranks();
   void log_train(double grad_norm, double lr);

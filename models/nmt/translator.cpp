@@ -44,7 +44,7 @@ Translator::Translator(const std::string& checkpoint, Device device) : device_(d
     if (!device.is_cpu()) v.data() = v.data().to(device);
     dest.tensors[checkpoint_name(name)] = v.data();
   }
-  load_tensors_into(ckpt, dest);
+  load_tensors_into(ckpt, dest, "model/");
   model_->eval();
 }
 

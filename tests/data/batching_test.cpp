@@ -163,6 +163,32 @@ TEST(PlanEpoch, WorldSizeScalesTheGlobalBatchAndDropsUnshardableBatches) {
   EXPECT_EQ(a, kept);
 }
 
+// A token budget too small for one pair per rank used to cut batches of a single pair, which two ranks
+// cannot share: every batch was dropped and an epoch trained on nothing. Batches now hold at least one pair
+// per rank, going over the budget when they must.
+TEST(PlanEpoch, TokenBudgetBelowOnePairPerRankStillFeedsEveryRank) {
+  auto c = testing::varied_corpus(101);
+  for (const int world : {2, 3}) {
+    for (const int64_t budget : {1, 5, 10, 40}) {
+      BatchingOptions o{.batch_size = budget, .by = BatchBy::tokens, .pool_batches = 1000, .seed = 4};
+      o.world_size = world;
+      const EpochPlan p = plan_epoch(*c, o, 0);
+      ASSERT_FALSE(p.batches.empty()) << "world " << world << ", budget " << budget;
+      for (const auto& b : p.batches) EXPECT_GE(static_cast<int>(b.size()), world);
+      // Only a pool's last batch can be short: at most world - 1 pairs per pool are left out.
+      int64_t cost = 0;
+      for (const Example& e : c->examples) cost += example_cost(e);
+      const int64_t pools = cost / (o.pool_batches * world * budget) + 1;
+      EXPECT_LE(p.dropped_examples, (world - 1) * pools) << "world " << world << ", budget " << budget;
+      EXPECT_EQ(static_cast<int64_t>(flatten(p).size()) + p.dropped_examples, 101);
+    }
+  }
+  // One rank keeps the old rule: a batch goes over the budget only for a single pair longer than it.
+  const EpochPlan one = plan_epoch(*c, {.batch_size = 1, .by = BatchBy::tokens, .seed = 4}, 0);
+  EXPECT_EQ(one.batches.size(), 101u);
+  EXPECT_EQ(one.dropped_examples, 0);
+}
+
 TEST(BatchBy, ParsesNames) {
   EXPECT_EQ(parse_batch_by("tokens"), BatchBy::tokens);
   EXPECT_EQ(parse_batch_by("sentences"), BatchBy::sentences);

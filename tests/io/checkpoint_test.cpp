@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/support/error_of.h"
 #include "tests/support/temp_dir.h"
 
 namespace luong {
@@ -228,6 +229,30 @@ TEST(Checkpoint, LoadIntoChecksShapesBeforeCopying) {
   right.tensors["model/decoder/w"] = w;
   load_tensors_into(c, right);
   EXPECT_EQ(w.to_vector(), std::vector<double>({1, 2, 3, 4, 5, 6}));
+}
+
+// A checkpoint of a larger model (here an extra layer) must not load into a smaller one with the extra
+// parameters silently dropped: under the owned prefix every checkpoint tensor needs a destination.
+TEST(Checkpoint, LoadIntoRefusesParametersTheModelDoesNotHave) {
+  TempDir dir;
+  const std::string path = dir.file("m.h5");
+  StateDict s;
+  s.tensors["model/lstm/0/w"] = Tensor::from({1, 2}, {2});
+  s.tensors["model/lstm/1/w"] = Tensor::from({3, 4}, {2});
+  s.tensors["optim/m/0"] = Tensor::from({5}, {1});  // outside the prefix: not the model's business
+  save_checkpoint(path, s);
+  const Checkpoint c = load_checkpoint(path);
+  StateDict smaller;
+  smaller.tensors["model/lstm/0/w"] = Tensor::zeros({2});
+  const std::string msg = testing::error_of([&] { load_tensors_into(c, smaller, "model/"); });
+  EXPECT_NE(msg.find("'model/lstm/1/w' (2) is not in this model"), std::string::npos) << msg;
+  EXPECT_EQ(smaller.tensors["model/lstm/0/w"].to_vector(), std::vector<double>({0, 0}));  // nothing copied
+  load_tensors_into(c, smaller);  // without a prefix, a subset may be loaded on purpose
+  EXPECT_EQ(smaller.tensors["model/lstm/0/w"].to_vector(), std::vector<double>({1, 2}));
+  StateDict whole = smaller;
+  whole.tensors["model/lstm/1/w"] = Tensor::zeros({2});
+  load_tensors_into(c, whole, "model/");
+  EXPECT_EQ(whole.tensors["model/lstm/1/w"].to_vector(), std::vector<double>({3, 4}));
 }
 
 TEST(Checkpoint, StringListsRoundTripAndCompare) {

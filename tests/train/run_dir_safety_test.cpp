@@ -2,9 +2,9 @@
 // NaN or diverged checkpoint and leaves best.h5 on the best validated step; best.h5 is only ever the
 // checkpoint of an improving validation; a fresh run refuses a directory holding another run's checkpoints
 // (--overwrite starts over); --resume auto with nothing loadable falls back to best.h5 or stops instead of
-// starting over; a refused resume leaves config.yaml alone; Ctrl-C saves and exits 130; temp files of a
-// killed save are cleaned up; resuming with a changed config says what changed; --quiet keeps warnings,
-// such as a training text that the vocabulary maps mostly to <unk>.
+// starting over; a refused resume (another model size, fewer layers) leaves config.yaml alone; Ctrl-C
+// saves and exits 130; temp files of a killed save are cleaned up; resuming with a changed config says
+// what changed; --quiet keeps warnings, such as a training text that the vocabulary maps mostly to <unk>.
 #include <gtest/gtest.h>
 
 #include <signal.h>
@@ -188,6 +188,23 @@ TEST_F(RunDirSafetyTest, ARefusedResumeLeavesTheRunsConfigAndVocabulariesAlone) 
   EXPECT_NE(r.output.find("checkpoint " + checkpoint_path(dir, 20) + ": parameter"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("(16, 16)"), std::string::npos) << r.output;
   EXPECT_EQ(snapshot(dir), before);
+}
+
+// A checkpoint of a 2-layer model used to resume into a 1-layer one with layer 1 silently dropped (SGD),
+// or to fail only at the first step, after config.yaml had been rewritten (Adam). Both are refused while
+// loading, naming the extra parameter and the config key that differs.
+TEST_F(RunDirSafetyTest, AResumeIntoASmallerModelIsRefusedNamingTheChangedKey) {
+  for (const std::string optim : {"sgd", "adam"}) {
+    const std::string dir = fresh_dir("safety_fewer_layers_" + optim);
+    ASSERT_EQ(run_luong(train_args(dir, "--set model.layers=2 --set optim.name=" + optim)).status, 0);
+    const auto before = snapshot(dir);
+    const RunResult r = run_luong(
+        train_args(dir, "--resume auto --set model.layers=1 --set train.max_steps=30 --set optim.name=" + optim));
+    EXPECT_NE(r.status, 0) << r.output;
+    EXPECT_NE(r.output.find("is not in this model"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("model.layers: 2 -> 1"), std::string::npos) << r.output;
+    EXPECT_EQ(snapshot(dir), before) << optim;
+  }
 }
 
 TEST_F(RunDirSafetyTest, ResumingWithAChangedConfigNamesTheChanges) {

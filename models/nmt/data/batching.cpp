@@ -40,7 +40,11 @@ void cut_pool(const Corpus& c, const std::vector<int64_t>& pool, const BatchingO
     } else {
       const int64_t cost = example_cost(c.examples[static_cast<size_t>(i)]);
       const int64_t new_max = std::max(cur_max, cost);
-      if (!cur.empty() && new_max * static_cast<int64_t>(cur.size() + 1) > budget) flush();
+      // A batch is closed only once it holds a pair for every rank: with a token budget too small for N
+      // pairs, cutting earlier would make batches that cannot be sharded and are dropped, down to the whole
+      // corpus. Such a batch goes over the budget instead, as a single pair longer than it does.
+      const bool shardable = static_cast<int64_t>(cur.size()) >= o.world_size;
+      if (shardable && new_max * static_cast<int64_t>(cur.size() + 1) > budget) flush();
       cur.push_back(i);
       cur_max = std::max(cur_max, cost);
     }

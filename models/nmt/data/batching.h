@@ -6,11 +6,13 @@
 //   2. cut that order into pools of P global batches (P * N * B sentences, or P * N * B tokens by the cost
 //      below) and sort each pool stably by (source length, target length), so batches hold similar lengths;
 //   3. cut each sorted pool into global batches of N * B sentences, or of at most N * B tokens where a batch
-//      costs sentences x max(src_len, tgt_len + 1) (its padded size; a single longer pair gets its own batch);
+//      costs sentences x max(src_len, tgt_len + 1) (its padded size), but never fewer than N sentences (a
+//      batch too long for that budget goes over it: with N = 1, a single longer pair gets its own batch);
 //   4. shuffle the order of the global batches (again Philox under (seed, epoch)), unless shuffle is off.
 // Rank r of N then trains on the r-th contiguous slice of each global batch (shard_of), so the ranks' shards are
-// disjoint and together are exactly the global batch one rank with batch N * B would see. With N > 1, a
-// global batch with fewer than N sentences cannot feed every rank and is dropped (counted in the plan).
+// disjoint and together are exactly the global batch one rank with batch N * B would see. With N > 1, the
+// last batch of a pool can have fewer than N sentences: it cannot feed every rank and is dropped (counted in
+// the plan; at most N - 1 pairs a pool).
 #pragma once
 #include <cstdint>
 #include <string>
