@@ -172,7 +172,8 @@ void run(const TrainArgs& a) {
   if (root) print_summary(s, a.json);
   // Stopped by a signal: the checkpoint is saved, and the exit status says the run did not finish
   // (128 + signal, as a shell reports it), so `luong train ... && luong eval ...` does not go on.
-  if (const int sig = stop_signal()) throw CLI::RuntimeError(128 + sig);
+  // Under mpirun a process that was not signalled itself reports the signal the others received.
+  if (const int sig = s.stop_signal ? s.stop_signal : stop_signal()) throw CLI::RuntimeError(128 + sig);
 }
 
 const bool kRegistered = add_command([](CLI::App& app) {

@@ -81,6 +81,8 @@ void install_stop_signal_handlers(bool notes) {
 bool stop_requested() { return g_stop_signal.load() != 0; }
 int stop_signal() { return g_stop_signal.load(); }
 
+bool Trainer::stopping() const { return group_.size() > 1 ? stop_agreed_ : stop_requested(); }
+
 Trainer::Trainer(TrainTask& task, Optimizer& optimizer, Schedule& schedule, ProcessGroup& group,
                  TrainerOptions options)
     : task_(task), optimizer_(optimizer), schedule_(schedule), group_(group), opt_(std::move(options)) {
@@ -148,8 +150,56 @@ void Trainer::warn_about_config_changes(const Checkpoint& ckpt) {
         c.others);
 }
 
+// Every process must resume from the same step. A rank that cannot see the run directory (node-local
+// storage on a multi-node job) used to start over while the others resumed, and the first collective then
+// hung until the watchdog; a rank that failed to read its checkpoint left the others waiting likewise. One
+// all-reduce of each rank's finding, then every rank fails with the same explanation, or none does.
+void Trainer::agree_on_resume(const std::optional<Checkpoint>& ckpt, const std::exception_ptr& error) {
+  const int world = group_.size(), rank = group_.rank();
+  constexpr int64_t kFailed = -1, kFresh = 0, kNoStep = -2;  // else the checkpoint's step + 1
+  std::vector<int64_t> found(static_cast<size_t>(world), 0);
+  int64_t mine = kFresh;
+  if (error) {
+    mine = kFailed;
+  } else if (ckpt) {
+    const auto step = ckpt->state.ints.find("trainer/step");
+    mine = step == ckpt->state.ints.end() ? kNoStep : step->second + 1;
+  }
+  found[static_cast<size_t>(rank)] = mine;
+  group_.all_reduce_scalars(found);
+  if (error) std::rethrow_exception(error);
+  std::string failed, each;
+  bool agree = true;
+  for (int r = 0; r < world; ++r) {
+    const int64_t f = found[static_cast<size_t>(r)];
+    if (f == kFailed) failed += (failed.empty() ? "" : ", ") + std::to_string(r);
+    agree = agree && f == found[0];
+    each += str(r == 0 ? "" : ", ", "rank ", r, ": ",
+                f == kFailed  ? std::string("cannot read its checkpoint")
+                : f == kFresh ? std::string("no checkpoint")
+                : f == kNoStep ? std::string("a checkpoint without a step")
+                               : str("step ", f - 1));
+  }
+  if (!failed.empty())
+    LUONG_FAIL("cannot resume: rank(s) ", failed, " could not read their checkpoint (that process printed why)");
+  if (!agree)
+    LUONG_FAIL("the processes disagree on where to resume (", each, "): every process must see the same run ",
+               "directory ", opt_.run_dir, " (a shared file system) and the same --resume");
+}
+
 void Trainer::resume() {
-  std::optional<Checkpoint> ckpt = checkpoint_to_resume();
+  std::optional<Checkpoint> ckpt;
+  if (group_.size() == 1) {
+    ckpt = checkpoint_to_resume();
+  } else {
+    std::exception_ptr error;
+    try {
+      ckpt = checkpoint_to_resume();
+    } catch (const Error&) {
+      error = std::current_exception();
+    }
+    agree_on_resume(ckpt, error);
+  }
   if (!ckpt) {
     // A fresh run: every rank starts from rank 0's parameters.
     if (group_.size() > 1) broadcast_parameters(task_.parameters(), group_);
@@ -268,10 +318,23 @@ void Trainer::train_step() {
   if (reducer_) reducer_->finish();
   // Token-weighted averaging: the gradient is a sum over this rank's tokens; summing over ranks and
   // dividing by the global token count gives exactly the one-process update on the whole global batch.
-  std::vector<double> totals{r.loss_sum, static_cast<double>(r.tokens)};
+  // The same all-reduce carries stop requests: how many processes were signalled, and the sum of their
+  // signal numbers (one signal, as a rule: its number is the mean).
+  std::vector<double> totals{r.loss_sum, static_cast<double>(r.tokens), stop_requested() ? 1.0 : 0.0,
+                             static_cast<double>(stop_signal())};
   if (group_.size() > 1) group_.all_reduce_scalars(totals);
   const double loss_sum = totals[0];
   const auto tokens = static_cast<int64_t>(totals[1]);
+  if (totals[2] > 0 && !stop_agreed_) {
+    stop_agreed_ = true;
+    const double mean = totals[3] / totals[2];
+    agreed_signal_ = mean == std::floor(mean) ? static_cast<int>(mean) : SIGTERM;
+    // The signalled process printed its own note if it is rank 0; else rank 0 says why the job stops (a
+    // warning, so --quiet shows it too: nothing on rank 0's terminal asked for it).
+    if (!stop_requested())
+      say(str("warning: ", static_cast<int64_t>(totals[2]), " of the ", group_.size(),
+              " processes received signal ", agreed_signal_, ": stopping after this step and saving a checkpoint"));
+  }
   ++step_;
   // Token average and clip in one scaling pass; the NaN/Inf check comes from the same pass as the norm.
   summary_.trained = true;
@@ -309,7 +372,7 @@ void Trainer::validate() {
   const double started = progress_.elapsed_s();
   const ValidationResult v = task_.validate();
   outside_training_s_ += progress_.elapsed_s() - started;
-  if (stop_requested()) return;  // interrupted: the result may be partial, and the run is ending anyway
+  if (stopping()) return;  // interrupted: the result may be partial, and the run is ending anyway
   const double ppl = ppl_of(v.loss_sum, v.tokens);
   summary_.last_valid_ppl = ppl;
   schedule_.on_validation(ppl);
@@ -380,13 +443,14 @@ TrainSummary Trainer::run() {
       stop_ = true;
       summary_.stop_reason = str("reached train.max_steps = ", opt_.max_steps);
     }
-    if (stop_requested()) {
+    if (stopping()) {
       stop_ = true;
       summary_.stop_reason = "interrupted (checkpoint saved)";
+      summary_.stop_signal = group_.size() > 1 ? agreed_signal_ : stop_signal();
     }
   }
   // The end of the run: a final validation when the last one is stale, and a final checkpoint.
-  if (last_valid_step_ != step_ && step_ > 0 && summary_.stop_reason.rfind("early", 0) != 0 && !stop_requested())
+  if (last_valid_step_ != step_ && step_ > 0 && summary_.stop_reason.rfind("early", 0) != 0 && !stopping())
     validate();
   save_checkpoint_now();
   summary_.steps = step_;

@@ -3,6 +3,7 @@
 // atomic HDF5 checkpoints with retention, exact resume, the progress line and metrics.jsonl.
 #pragma once
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -58,6 +59,9 @@ struct TrainSummary {
   double elapsed_s = 0.0;
   std::string stop_reason;
   std::string resumed_from;  // checkpoint path, or ""
+  // The signal that stopped the run (SIGINT, SIGTERM), or 0. Under mpirun every process reports the
+  // signal even when only one of them received it: the processes agree to stop at the same step.
+  int stop_signal = 0;
 };
 
 class Trainer {
@@ -79,6 +83,9 @@ class Trainer {
     std::string limits, others;
   };
   ConfigChanges config_changes_since(const Checkpoint& ckpt) const;
+  // Fails on every process unless all of them found the same checkpoint step (or none); `error` is this
+  // process's failure to find or read its checkpoint (null if none), rethrown here.
+  void agree_on_resume(const std::optional<Checkpoint>& ckpt, const std::exception_ptr& error);
   void warn_about_config_changes(const Checkpoint& ckpt);
   void check_parameters_across_ranks();
   void log_train(double grad_norm, double lr);
@@ -111,6 +118,12 @@ class Trainer {
   double outside_training_s_ = 0.0;  // validation and checkpoint time, left out of the throughput
   TrainSummary summary_;
   bool stop_ = false;
+  // With several processes a signal may reach only one of them (a scheduler, a user's kill): each step's
+  // all-reduce carries the request, and every process acts on the agreed value only, never on its own
+  // flag, so all of them stop after the same step and take part in the same final save.
+  bool stop_agreed_ = false;
+  int agreed_signal_ = 0;
+  bool stopping() const;
 };
 
 // The first SIGINT / SIGTERM asks the trainer to finish the current step, save a checkpoint and return

@@ -1,12 +1,14 @@
 // End-to-end data parallelism through `luong train` under mpirun: 2 ranks with batch B equal 1 process
 // with batch 2B; checkpoints move between world sizes; a killed rank ends the job with the last checkpoint
-// intact. (These tests start mpirun themselves; they are skipped when mpirun is not installed.)
+// intact; a signal to one rank stops both at the same step with a checkpoint. (These tests start mpirun
+// themselves; they are skipped when mpirun is not installed.)
 #include <gtest/gtest.h>
 #include <signal.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
@@ -130,6 +132,64 @@ TEST_F(DistTrainTest, KilledRankEndsTheJobAndKeepsTheLastCheckpoint) {
   EXPECT_LT(seconds, 25.0);
   const LatestCheckpoint latest = find_latest_valid(dir);
   ASSERT_TRUE(latest.checkpoint.has_value()) << "the last checkpoint must be intact";
+}
+
+// A scheduler or a user may signal one process of the job only. That rank used to stop and wait in its
+// final save while the other trained on, until the watchdog (5 minutes by default) aborted the job with
+// no checkpoint of the stop. The request now rides on each step's all-reduce: both ranks stop after the
+// same step, save, and exit 143.
+TEST_F(DistTrainTest, ASignalToOneRankStopsBothAtTheSameStepWithACheckpoint) {
+  const std::string dir = fresh_dir("dist_one_signalled");
+  const std::string log = dir + "/mpirun.log", rc_file = dir + "/rc";
+  const std::string cmd = "(" + std::string(kMpirun) + LUONG_BINARY + " " +
+                          args(dir, 8, 100000, "--set train.checkpoint_every=2") + " > " + log + " 2>&1; echo $? > " +
+                          rc_file + ") > /dev/null 2>&1 &";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  for (int i = 0; i < 300 && list_checkpoints(dir).size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_GE(list_checkpoints(dir).size(), 2u) << "no checkpoint appeared";
+  const RunResult victim = run_luong_shell("pgrep -f -n -- '^" + std::string(LUONG_BINARY) + " train --quiet --config.*" + dir + "'");
+  const pid_t rank_pid = static_cast<pid_t>(std::atol(victim.output.c_str()));
+  ASSERT_GT(rank_pid, 0) << victim.output;
+  kill(rank_pid, SIGTERM);
+  bool ended = false;
+  for (int i = 0; i < 300 && !ended; ++i) {  // well within the 20 s watchdog the old behaviour ran into
+    ended = std::filesystem::exists(rc_file) && std::filesystem::file_size(rc_file) > 0;
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(ended) << "the job still runs 15 s after one rank was signalled";
+  const std::string output = run_luong_shell("cat " + log).output;
+  EXPECT_EQ(std::atoi(run_luong_shell("cat " + rc_file).output.c_str()), 143) << output;
+  EXPECT_NE(output.find("1 of the 2 processes received signal 15"), std::string::npos) << output;
+  EXPECT_EQ(output.find("did not complete"), std::string::npos) << output;
+  // The stop step was saved: the newest checkpoint is the one the run ended on, and it loads.
+  const LatestCheckpoint latest = find_latest_valid(dir);
+  ASSERT_TRUE(latest.checkpoint.has_value()) << output;
+  EXPECT_TRUE(latest.skipped.empty()) << output;
+}
+
+// Rank 1 of a multi-node job may not see rank 0's run directory (node-local storage): it used to start
+// over while rank 0 resumed, and both then hung in their first collective until the watchdog. Both now
+// stop at once, saying where each would have resumed.
+TEST_F(DistTrainTest, RanksThatDisagreeOnTheResumeStepStopAtOnceSayingWhy) {
+  const std::string dir = fresh_dir("dist_resume_here"), elsewhere = fresh_dir("dist_resume_elsewhere");
+  ASSERT_EQ(run_mpi(args(dir, 8, 10)).status, 0);
+  const std::string script = dir + "/per_rank.sh";
+  {
+    std::ofstream out(script);
+    out << "#!/bin/sh\nif [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then exec " << LUONG_BINARY << " "
+        << args(elsewhere, 8, 20, "--resume auto") << "; fi\nexec " << LUONG_BINARY << " "
+        << args(dir, 8, 20, "--resume auto") << "\n";
+  }
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunResult r = run_luong_shell(std::string(kMpirun) + script + " 2>&1");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_LT(seconds, 15.0) << "the 20 s watchdog, not the check, ended the job:\n" << r.output;
+  EXPECT_NE(r.output.find("the processes disagree on where to resume (rank 0: step 10, rank 1: no checkpoint)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_TRUE(list_checkpoints(elsewhere).empty());
 }
 
 }  // namespace
