@@ -21,6 +21,7 @@
 #include "framework/train/trainer.h"
 #include "launch/commands.h"
 #include "launch/config_diff.h"
+#include "launch/rank_agreement.h"
 #include "launch/run_config.h"
 #include "models/nmt/nmt_task.h"
 
@@ -143,8 +144,12 @@ void run(const TrainArgs& a) {
     if (root && (!a.quiet || s.rfind("warning:", 0) == 0)) std::cerr << s << "\n";
   };
   if (root) log(str("luong ", LUONG_VERSION, ": ", group->size(), " process(es), backend ", group->backend()));
+  const std::string config_text = cfg.config.dump();
+  check_configs_agree(*group, config_text);
 
   nmt::NmtTask task(c, *group, log);
+  check_data_agrees(*group, task.data_fingerprint(),
+                    str(task.training_pairs(), " training pairs from ", c.data.train_src, " / ", c.data.train_tgt));
   OptimizerOptions oo;
   oo.beta1 = c.optim.beta1, oo.beta2 = c.optim.beta2, oo.eps = c.optim.eps, oo.weight_decay = c.optim.weight_decay;
   auto optimizer = make_optimizer(c.optim.name, oo);
@@ -154,7 +159,6 @@ void run(const TrainArgs& a) {
   auto schedule = make_schedule(c.optim.schedule, so);
 
   TrainerOptions to = trainer_options(c, a);
-  const std::string config_text = cfg.config.dump();
   to.checkpoint_strings["config"] = config_text;
   // The run directory's metadata is written once the run has resumed (or started): a refused resume
   // (another model size, other data) leaves the directory as it was.

@@ -21,16 +21,6 @@ void flatten(const YAML::Node& node, const std::string& prefix, std::map<std::st
   out[prefix] = e.c_str();
 }
 
-std::map<std::string, std::string> leaves(const std::string& text) {
-  std::map<std::string, std::string> out;
-  try {
-    flatten(YAML::Load(text), "", out);
-  } catch (const YAML::Exception&) {
-    // A checkpoint's config that does not parse has nothing to compare: its loader reports it elsewhere.
-  }
-  return out;
-}
-
 // Keys that change how long a run goes, what it logs or keeps, or how it is evaluated afterwards, but not
 // the parameters a given step produces.
 bool keeps_steps_identical(const std::string& key) {
@@ -54,9 +44,19 @@ bool same_global_batch(const std::string& old_value, const std::string& new_valu
 
 }  // namespace
 
+std::map<std::string, std::string> config_leaves(const std::string& text) {
+  std::map<std::string, std::string> out;
+  try {
+    flatten(YAML::Load(text), "", out);
+  } catch (const YAML::Exception&) {
+    // A checkpoint's config that does not parse has nothing to compare: its loader reports it elsewhere.
+  }
+  return out;
+}
+
 std::vector<std::string> config_changes(const std::string& saved, const std::string& current, int64_t saved_world,
                                         int64_t current_world) {
-  const auto before = leaves(saved), after = leaves(current);
+  const auto before = config_leaves(saved), after = config_leaves(current);
   std::vector<std::string> out;
   auto add = [&](const std::string& key, const std::string& old_value, const std::string& new_value) {
     const bool same_steps =

@@ -109,7 +109,13 @@ void abort_job(const std::string& why) {
   std::fprintf(stderr, "luong: rank %d of %d: aborting the job: %s\n", world_rank_hint(), world_size_hint(),
                why.c_str());
   std::fflush(stderr);
-  if (mpi_up()) MPI_Abort(MPI_COMM_WORLD, 1);
+  if (mpi_up()) {
+    // mpirun tears the job down on MPI_Abort without always draining what the processes wrote first, so
+    // the line above could be lost (a job that ends with only Open MPI's banner). A moment lets it be
+    // forwarded, and lets the other ranks failing the same check print theirs.
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
   std::_Exit(1);
 }
 

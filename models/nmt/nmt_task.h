@@ -40,6 +40,10 @@ class NmtTask : public TrainTask {
   NmtModel& model() { return *model_; }
   const Vocabulary& src_vocab() const { return src_vocab_; }
   const Vocabulary& tgt_vocab() const { return tgt_vocab_; }
+  // A hash of the vocabularies and every encoded training and validation pair: equal on two processes
+  // only if they train on the same data (launch/rank_agreement.h compares it across an mpirun job).
+  uint64_t data_fingerprint() const;
+  int64_t training_pairs() const { return static_cast<int64_t>(train_->examples.size()); }
 
  private:
   NmtConfig cfg_;

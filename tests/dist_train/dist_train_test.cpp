@@ -192,5 +192,50 @@ TEST_F(DistTrainTest, RanksThatDisagreeOnTheResumeStepStopAtOnceSayingWhy) {
   EXPECT_TRUE(list_checkpoints(elsewhere).empty());
 }
 
+// The processes of a job must train on the same config and data. Another optim.lr on one rank used to
+// train silently divergent replicas, and node-local copies of the data that differ duplicated or skipped
+// pairs without a word. Both are refused before the first step, naming the key (or the data).
+TEST_F(DistTrainTest, ProcessesWithDifferentConfigsOrDataAreRefusedNamingTheDifference) {
+  const std::string dir = fresh_dir("dist_disagree");
+  // Rank 1 gets an extra --set; every other argument is the same.
+  const std::string wrapper = dir + "/rank1_extra.sh";
+  {
+    std::ofstream out(wrapper);
+    out << "#!/bin/sh\nextra=$1; shift\nif [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then exec \"$@\" $extra; fi\n"
+        << "exec \"$@\"\n";
+  }
+  std::filesystem::permissions(wrapper, std::filesystem::perms::owner_all);
+  const RunResult lr = run_luong_shell(std::string(kMpirun) + wrapper + " --set=optim.lr=0.25 " + LUONG_BINARY + " " +
+                                       args(dir + "/run_lr", 8, 10) + " 2>&1");
+  EXPECT_NE(lr.status, 0) << lr.output;
+  // Each rank names its own value; which ranks' lines get out before the job is torn down may vary.
+  EXPECT_NE(lr.output.find("started with different configs: optim.lr (rank(s) 1 differ from rank 0; rank "),
+            std::string::npos)
+      << lr.output;
+  EXPECT_FALSE(std::filesystem::exists(checkpoint_path(dir + "/run_lr", 5))) << "refused before the first step";
+
+  // The same relative data paths, resolved in two directories holding different corpora (node-local
+  // copies that are not identical).
+  for (const std::string node : {"node0", "node1"}) {
+    const std::string n = dir + "/" + node;
+    const RunResult g =
+        run_luong("gen-data --out " + n + "/d --train " + (node == "node0" ? "300" : "299") + " --valid 20 --test 10");
+    ASSERT_EQ(g.status, 0) << g.output;
+  }
+  const std::string cd_wrapper = dir + "/per_node.sh";
+  {
+    std::ofstream out(cd_wrapper);
+    out << "#!/bin/sh\ncd " << dir << "/node$OMPI_COMM_WORLD_RANK && exec \"$@\"\n";
+  }
+  std::filesystem::permissions(cd_wrapper, std::filesystem::perms::owner_all);
+  std::string relative = args(dir + "/run_data", 8, 10);
+  for (const std::string f : {"train.src", "train.tgt", "valid.src", "valid.tgt"})
+    relative += " --set data." + f.substr(0, f.find('.')) + "_" + f.substr(f.find('.') + 1) + "=d/" + f;
+  const RunResult data = run_luong_shell(std::string(kMpirun) + cd_wrapper + " " + LUONG_BINARY + " " + relative + " 2>&1");
+  EXPECT_NE(data.status, 0) << data.output;
+  EXPECT_NE(data.output.find("read different data: rank(s) 1 differ from rank 0"), std::string::npos) << data.output;
+  EXPECT_NE(data.output.find(" training pairs from d/train.src"), std::string::npos) << data.output;
+}
+
 }  // namespace
 }  // namespace luong::testing

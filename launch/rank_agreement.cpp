@@ -1,0 +1,54 @@
+#include "launch/rank_agreement.h"
+
+#include "framework/dist/checksum.h"
+#include "launch/config_diff.h"
+
+namespace luong::cli {
+namespace {
+
+uint64_t hash_of(const std::string& text) {
+  Fnv1a h;
+  h.add_bytes(text.data(), text.size());
+  return h.value();
+}
+
+// The ranks whose value differs from rank 0's, as "1, 3"; "" when all agree.
+std::string ranks_differing(const std::vector<uint64_t>& all) {
+  std::string out;
+  for (size_t r = 1; r < all.size(); ++r)
+    if (all[r] != all[0]) out += str(out.empty() ? "" : ", ", r);
+  return out;
+}
+
+}  // namespace
+
+void check_configs_agree(ProcessGroup& group, const std::string& config_text) {
+  if (group.size() == 1) return;
+  const std::string here = str("rank ", group.rank());
+  if (!ranks_differing(group.all_gather(hash_of(config_text))).empty()) {
+    // Every process has the schema's full key set, so the per-key gathers below run in step; a differing
+    // key count (another luong version) is said as such.
+    const std::map<std::string, std::string> keys = config_leaves(config_text);
+    if (const std::string differ = ranks_differing(group.all_gather(keys.size())); !differ.empty())
+      LUONG_FAIL("the processes of this job resolved configs with different keys (rank(s) ", differ,
+                 " differ from rank 0): is every node running the same luong?");
+    std::string listed;
+    for (const auto& [key, value] : keys) {
+      if (const std::string differ = ranks_differing(group.all_gather(hash_of(key + "=" + value))); !differ.empty())
+        listed += str(listed.empty() ? "" : "; ", key, " (rank(s) ", differ, " differ from rank 0; ", here, ": ", value,
+                      ")");
+    }
+    LUONG_FAIL("the processes of this job were started with different configs: ", listed,
+               ". Give every process the same --config and --set options.");
+  }
+}
+
+void check_data_agrees(ProcessGroup& group, uint64_t data_fingerprint, const std::string& data) {
+  if (group.size() == 1) return;
+  if (const std::string differ = ranks_differing(group.all_gather(data_fingerprint)); !differ.empty())
+    LUONG_FAIL("the processes of this job read different data: rank(s) ", differ, " differ from rank 0 (rank ",
+               group.rank(), ": ", data, "). Every process must read the same files (copies on each node must be ",
+               "identical).");
+}
+
+}  // namespace luong::cli
