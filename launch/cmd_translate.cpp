@@ -1,17 +1,35 @@
 // `luong translate`: sentences on stdin, translations on stdout (one per line; with --n-best N, N lines
 // "index ||| translation ||| score" per sentence). An empty input line gives an empty output line.
+#include <unistd.h>
+
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 
 #include "framework/core/precision.h"
 #include "launch/commands.h"
 #include "launch/translate_util.h"
-#include "models/nmt/data/text_reader.h"
+#include "models/nmt/data/line_stream.h"
 
 namespace luong::cli {
 namespace {
+
+void print(const nmt::Translator& translator, const std::vector<nmt::Translation>& translations, size_t first_index,
+           int64_t n_best) {
+  for (size_t i = 0; i < translations.size(); ++i) {
+    if (n_best <= 1) {
+      std::cout << translations[i].text << "\n";
+      continue;
+    }
+    for (const auto& h : translations[i].nbest)
+      std::cout << first_index + i << " ||| "
+                << translator.tokenizer().detokenize(translator.tgt_vocab().decode(h.tokens)) << " ||| " << h.score
+                << "\n";
+  }
+  flush_stdout();  // each part as soon as it is translated: a pipeline downstream sees it at once
+}
 
 void run(const TranslateArgs& a) {
   validate_translate_args(a);
@@ -19,20 +37,31 @@ void run(const TranslateArgs& a) {
   nmt::Translator translator(a.checkpoint, Device::parse(a.device));
   // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
-  // Errors name the line: unreadable stdin, invalid UTF-8, NUL bytes.
-  const std::vector<std::string> lines = nmt::read_stdin_lines();
-  const auto translations = translate_with_progress(translator, lines, a, "translate:");
-  for (size_t i = 0; i < translations.size(); ++i) {
-    if (a.n_best <= 1) {
-      std::cout << translations[i].text << "\n";
-      continue;
+  const nmt::TranslateOptions options = translate_options(a);
+  // Lines are translated as they arrive: up to 4 batches at a time while input keeps coming (a file, a
+  // fast pipe), or whatever has arrived once the writer pauses (a person typing, a slow producer), so
+  // output never waits for the end of the input. Errors name the line (invalid UTF-8, NUL bytes).
+  nmt::LineStream input(STDIN_FILENO, "standard input");
+  const size_t part_size = static_cast<size_t>(a.batch_size) * 4;
+  PassProgress progress("translate:", 0, a.progress);
+  std::vector<nmt::Translation> plotted;  // the first --plot-count translations, for --attention-plot
+  size_t done = 0;
+  for (;;) {
+    std::vector<std::string> part;
+    while (part.size() < part_size && (part.empty() || input.ready())) {
+      std::optional<std::string> line = input.next();
+      if (!line) break;
+      part.push_back(std::move(*line));
     }
-    for (const auto& h : translations[i].nbest)
-      std::cout << i << " ||| " << translator.tokenizer().detokenize(translator.tgt_vocab().decode(h.tokens))
-                << " ||| " << h.score << "\n";
+    if (part.empty()) break;
+    std::vector<nmt::Translation> translations = translator.translate(part, options);
+    print(translator, translations, done, a.n_best);
+    for (auto& t : translations)
+      if (!a.attention_plot.empty() && plotted.size() < static_cast<size_t>(a.plot_count)) plotted.push_back(std::move(t));
+    done += part.size();
+    progress.update(done);
   }
-  flush_stdout();
-  write_attention_plots(a, translations);
+  write_attention_plots(a, plotted);
 }
 
 const bool kRegistered = add_command([](CLI::App& app) {

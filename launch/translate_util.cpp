@@ -86,10 +86,10 @@ void PassProgress::update(size_t done) {
   // Every few seconds at most: enough to show a long pass is alive without flooding a log.
   constexpr auto kEvery = std::chrono::seconds(3);
   const auto now = std::chrono::steady_clock::now();
-  if (reported_ && done < total_ && now - last_ < kEvery) return;
+  if (reported_ && (total_ == 0 || done < total_) && now - last_ < kEvery) return;
   reported_ = true;
   last_ = now;
-  line_.message(str(what_, " ", done, "/", total_, " sentences"));
+  line_.message(total_ == 0 ? str(what_, " ", done, " sentences") : str(what_, " ", done, "/", total_, " sentences"));
 }
 
 nmt::TranslateOptions translate_options(const TranslateArgs& a) {

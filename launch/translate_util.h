@@ -43,7 +43,8 @@ void validate_translate_args(const TranslateArgs& args);
 nmt::TranslateOptions translate_options(const TranslateArgs& args);
 
 // "eval: perplexity 1200/5000 sentences" lines on stderr while a long pass runs: at the start, then at most
-// every few seconds, when stderr is a terminal or --progress was given.
+// every few seconds, when stderr is a terminal or --progress was given. A total of 0 is unknown (a stream):
+// "translate: 1200 sentences".
 class PassProgress {
  public:
   PassProgress(std::string what, size_t total, bool forced);

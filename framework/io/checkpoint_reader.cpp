@@ -7,6 +7,7 @@
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_checksum.h"
+#include "framework/io/config_value.h"
 #include "framework/io/hdf5_util.h"
 
 namespace luong {
@@ -71,7 +72,8 @@ class Reader {
       } else if (*kind == "string") {
         out_.state.strings[name] = hdf5::read_string_value(obj.get(), path_, name);
       } else {
-        LUONG_FAIL("checkpoint ", path_, ": dataset '", name, "' has unknown kind '", *kind, "'");
+        LUONG_FAIL("checkpoint ", path_, ": dataset '", printable_excerpt(name), "' has unknown kind '",
+                   printable_excerpt(*kind), "'");
       }
     }
   }
@@ -81,11 +83,13 @@ class Reader {
     const auto stored = hdf5::read_string_attribute(file_.get(), "checksum", path_);
     const auto algorithm = hdf5::read_string_attribute(file_.get(), "checksum_algorithm", path_);
     if (!stored || !algorithm) LUONG_FAIL("checkpoint ", path_, ": no checksum attribute");
-    if (*algorithm != "fnv1a64") LUONG_FAIL("checkpoint ", path_, ": unknown checksum algorithm '", *algorithm, "'");
+    if (*algorithm != "fnv1a64")
+      LUONG_FAIL("checkpoint ", path_, ": unknown checksum algorithm '", printable_excerpt(*algorithm), "'");
     const std::string actual = checksum_hex(checkpoint_checksum(out_.state));
     if (actual != *stored)
-      LUONG_FAIL("checkpoint ", path_, ": checksum mismatch (file says ", *stored, ", contents hash to ", actual,
-                 "): the file is corrupted");
+      // Quoted through printable(): a damaged attribute may hold any bytes.
+      LUONG_FAIL("checkpoint ", path_, ": checksum mismatch (file says ", printable_excerpt(*stored),
+                 ", contents hash to ", actual, "): the file is corrupted");
     for (const auto& name : bf16_) out_.state.tensors[name] = out_.state.tensors[name].to(DType::bf16);
   }
 

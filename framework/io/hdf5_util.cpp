@@ -25,7 +25,15 @@ bool Handle::close() {
   return ok;
 }
 
-void silence_errors() { H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr); }
+void silence_errors() {
+  // Once, before the library's first use, so that HDF5 installs no atexit handler. When a write fails part
+  // way (a full disk), H5Fclose fails too and leaves the file in HDF5's tables; the handler then closed it
+  // again at exit and crashed (HDF5 1.10: SIGSEGV in H5F__close_cb) after the clean error had been printed,
+  // turning exit status 1 into 139. A process that exits needs none of that clean-up.
+  static const bool no_atexit = H5dont_atexit() >= 0;
+  (void)no_atexit;
+  H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
 
 namespace {
 
@@ -36,12 +44,25 @@ herr_t innermost(unsigned, const H5E_error2_t* err, void* data) {
   return 0;
 }
 
+// HDF5's POSIX driver describes a failed write as "file write failed: time = ..., filename = ..., file
+// descriptor = 5, errno = 28, error message = 'No space left on device', buf = 0x..., ...". The system's
+// message is what the user needs: "file write failed: No space left on device".
+std::string concise(const std::string& desc) {
+  const std::string key = "error message = '";
+  const size_t at = desc.find(key);
+  const size_t end = at == std::string::npos ? at : desc.find('\'', at + key.size());
+  if (end == std::string::npos) return desc;
+  const size_t colon = desc.find(':');
+  return (colon < at ? desc.substr(0, colon + 1) + " " : std::string()) +
+         desc.substr(at + key.size(), end - at - key.size());
+}
+
 }  // namespace
 
 std::string last_error() {
   std::string out;
   H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost, &out);
-  return out;
+  return concise(out);
 }
 
 void fail(const std::string& file, const std::string& what) {

@@ -207,6 +207,28 @@ TEST_F(RunDirSafetyTest, AResumeIntoASmallerModelIsRefusedNamingTheChangedKey) {
   }
 }
 
+// A save that runs out of space (a file-size limit stands in for a full disk: writes fail the same way,
+// with EFBIG instead of ENOSPC). It used to end in a segfault (status 139) in HDF5's exit handler after
+// the error, with HDF5's internal dump in the message. Now: status 1, the system's reason, no temp file,
+// and the previous checkpoint is still the newest valid one.
+TEST_F(RunDirSafetyTest, ASaveThatRunsOutOfSpaceFailsCleanlyAndKeepsThePreviousCheckpoint) {
+  const std::string dir = fresh_dir("safety_disk_full");
+  ASSERT_EQ(run_luong(train_args(dir, "--quiet")).status, 0);
+  const auto size_kb = static_cast<long>(fs::file_size(checkpoint_path(dir, 20)) / 1024);
+  ASSERT_GT(size_kb, 8);
+  const RunResult r = run_luong_shell("bash -c \"trap '' XFSZ; ulimit -f " + std::to_string(size_kb / 2) + "; exec " +
+                                      LUONG_BINARY + " " + train_args(dir, "--quiet --resume auto --set train.max_steps=40") +
+                                      "\" 2>&1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("file write failed: File too large"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("buf = 0x"), std::string::npos) << r.output;
+  for (const auto& e : fs::directory_iterator(dir))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+  const LatestCheckpoint latest = find_latest_valid(dir);
+  ASSERT_TRUE(latest.checkpoint.has_value());
+  EXPECT_EQ(latest.checkpoint->path, checkpoint_path(dir, 20));
+}
+
 TEST_F(RunDirSafetyTest, ResumingWithAChangedConfigNamesTheChanges) {
   const std::string dir = fresh_dir("safety_changed");
   ASSERT_EQ(run_luong(train_args(dir)).status, 0);

@@ -18,6 +18,11 @@ namespace {
 // Splits at '\n' (dropping a '\r' before it and a leading BOM); `source` prefixes every error.
 std::vector<std::string> split_lines(const std::string& text, const std::string& source) {
   check_no_nul(text, source);
+  // Classic Mac OS line ends (CR alone) would make the whole file one line, reported later as one pair
+  // "too long": said here, with the fix.
+  if (text.find('\n') == std::string::npos && std::count(text.begin(), text.end(), '\r') > 1)
+    LUONG_FAIL(source, " has carriage returns but no line feed: its lines end with CR alone (classic Mac OS); ",
+               "convert it with tr '\\r' '\\n'");
   std::vector<std::string> lines;
   size_t pos = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   while (pos < text.size()) {

@@ -1,0 +1,37 @@
+// Lines read from a file descriptor as they arrive (stdin of `luong translate`), so a translation can be
+// printed as soon as its line is in: `luong translate` works as an interactive or streaming filter rather
+// than waiting for the end of its input. The same checks as text_reader.h, naming the line: invalid UTF-8,
+// NUL bytes, read errors; '\n' or "\r\n" ends a line and a BOM at the very start is dropped.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace luong::nmt {
+
+class LineStream {
+ public:
+  // `source` names the input in errors ("standard input").
+  LineStream(int fd, std::string source);
+
+  // The next line, or nullopt at the end of the input (a last line without '\n' counts). Blocks until a
+  // whole line has arrived.
+  std::optional<std::string> next();
+
+  // True when next() can start without waiting for input: a whole line is buffered, the input has ended,
+  // or bytes are waiting to be read. False means the writer has paused (a person typing, a slow pipe).
+  bool ready();
+
+ private:
+  bool fill();  // one read(2) into the buffer; false at the end of the input
+
+  int fd_;
+  std::string source_;
+  std::string buffer_;      // bytes read and not yet returned start at pos_
+  size_t pos_ = 0;
+  int64_t buffer_offset_ = 0;  // byte offset of buffer_[0] in the input
+  int64_t lines_ = 0;          // lines returned so far
+  bool ended_ = false;
+};
+
+}  // namespace luong::nmt

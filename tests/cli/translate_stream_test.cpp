@@ -1,0 +1,64 @@
+// `luong translate` as a streaming filter: each line is translated once it has arrived and the writer has
+// paused, not at the end of the input, and translating in parts changes nothing in the output.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "framework/io/checkpoint_dir.h"
+#include "tests/support/run_luong.h"
+
+namespace luong::testing {
+namespace {
+
+class TranslateStream : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fresh_dir("translate_stream");
+    ASSERT_EQ(run_luong("gen-data --out " + dir_ + "/data --train 200 --valid 10 --test 12").status, 0);
+    const std::string d = dir_ + "/data/";
+    const RunResult r = run_luong(
+        "train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + dir_ +
+        "/run --set data.train_src=" + d + "train.src --set data.train_tgt=" + d + "train.tgt --set data.valid_src=" +
+        d + "valid.src --set data.valid_tgt=" + d + "valid.tgt --set train.max_epochs=0 --set train.max_steps=60");
+    ASSERT_EQ(r.status, 0) << r.output;
+    ckpt_ = checkpoint_path(dir_ + "/run", 60);
+    src_ = d + "test.src";
+  }
+  static std::string translate(const std::string& options_and_input) {
+    const RunResult r = run_luong_shell(std::string(LUONG_BINARY) + " translate --checkpoint " + ckpt_ + " " +
+                                        options_and_input + " 2>&1");
+    EXPECT_EQ(r.status, 0) << r.output;
+    return r.output;
+  }
+  static std::string dir_, ckpt_, src_;
+};
+std::string TranslateStream::dir_, TranslateStream::ckpt_, TranslateStream::src_;
+
+// The writer sends one line, waits, counts the lines of output so far, then sends the next: the first
+// translation must already be there. (It used to appear only after the end of the input.)
+TEST_F(TranslateStream, EachLineIsTranslatedBeforeTheNextArrives) {
+  std::ifstream in(src_);
+  std::string first, second;
+  std::getline(in, first);
+  std::getline(in, second);
+  const std::string out = dir_ + "/streamed.txt", seen = dir_ + "/seen.txt";
+  const RunResult r = run_luong_shell("(echo '" + first + "'; sleep 2; wc -l < " + out + " > " + seen + "; echo '" +
+                                      second + "') | " + LUONG_BINARY + " translate --checkpoint " + ckpt_ +
+                                      " --batch-size 1 > " + out);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(std::stoi(run_luong_shell("cat " + seen).output), 1) << "no translation before the input paused";
+  EXPECT_EQ(std::stoi(run_luong_shell("wc -l < " + out).output), 2);
+}
+
+// Parts of 4 batches of 1 (and n-best indices that continue across parts) give what one pass over the
+// whole file gives.
+TEST_F(TranslateStream, TranslatingInPartsChangesNothing) {
+  EXPECT_EQ(translate("--batch-size 1 < " + src_), translate("--batch-size 64 < " + src_));
+  const std::string nbest = translate("--batch-size 1 --beam 3 --n-best 2 < " + src_);
+  EXPECT_EQ(nbest, translate("--batch-size 64 --beam 3 --n-best 2 < " + src_));
+  EXPECT_NE(nbest.find("\n11 ||| "), std::string::npos) << nbest;  // the 12th sentence's index
+}
+
+}  // namespace
+}  // namespace luong::testing
