@@ -151,9 +151,11 @@ StepResult NmtTask::forward_backward() {
   return {ce.loss.data().item(), ce.tokens, batch_->sentences};
 }
 
-ValidationResult evaluate_loss(const NmtModel& model, const Corpus& corpus, int64_t batch_size, Device device) {
+std::vector<double> evaluate_batch_losses(const NmtModel& model, const Corpus& corpus, int64_t batch_size,
+                                          Device device, int rank, int world) {
+  LUONG_CHECK(batch_size > 0 && world > 0 && rank >= 0 && rank < world, "evaluate_batch_losses: batch size ",
+              batch_size, ", rank ", rank, " of ", world);
   NoGradGuard no_grad;
-  ValidationResult r;
   const int64_t n = static_cast<int64_t>(corpus.examples.size());
   std::vector<int64_t> order(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
@@ -161,23 +163,40 @@ ValidationResult evaluate_loss(const NmtModel& model, const Corpus& corpus, int6
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
     return corpus.examples[static_cast<size_t>(a)].src.size() < corpus.examples[static_cast<size_t>(b)].src.size();
   });
-  for (int64_t start = 0; start < n; start += batch_size) {
+  const int64_t batches = (n + batch_size - 1) / batch_size;
+  std::vector<double> out(static_cast<size_t>(2 * batches), 0.0);
+  for (int64_t k = rank; k < batches; k += world) {
+    const int64_t start = k * batch_size;
     std::vector<int64_t> idx(order.begin() + start, order.begin() + std::min(n, start + batch_size));
     Batch b = make_batch(corpus, idx);
     CrossEntropy ce = model.forward_loss(b.src.to(device), lengths_of(b.src_lengths), b.tgt_in.to(device),
                                          b.tgt_out.to(device), 0.0, nullptr);
-    r.loss_sum += ce.loss.data().item();
-    r.tokens += ce.tokens;
+    out[static_cast<size_t>(2 * k)] = ce.loss.data().item();
+    out[static_cast<size_t>(2 * k + 1)] = static_cast<double>(ce.tokens);
+  }
+  return out;
+}
+
+ValidationResult sum_batch_losses(const std::vector<double>& per_batch) {
+  ValidationResult r;
+  for (size_t k = 0; k + 1 < per_batch.size(); k += 2) {
+    r.loss_sum += per_batch[k];
+    r.tokens += static_cast<int64_t>(per_batch[k + 1]);
   }
   return r;
+}
+
+ValidationResult evaluate_loss(const NmtModel& model, const Corpus& corpus, int64_t batch_size, Device device) {
+  return sum_batch_losses(evaluate_batch_losses(model, corpus, batch_size, device, 0, 1));
 }
 
 ValidationResult NmtTask::validate() {
   model_->eval();
   const int64_t bs = cfg_.train.batch_by == "sentences" ? cfg_.train.batch_size : 64;
-  ValidationResult r = evaluate_loss(*model_, *valid_, bs, device_);
+  std::vector<double> per_batch = evaluate_batch_losses(*model_, *valid_, bs, device_, group_.rank(), group_.size());
+  if (group_.size() > 1) group_.all_reduce_scalars(per_batch);
   model_->train();
-  return r;
+  return sum_batch_losses(per_batch);
 }
 
 void NmtTask::save_state(StateDict& out) const {

@@ -65,4 +65,13 @@ std::string checkpoint_name(const std::string& parameter_name);
 // The summed loss and token count of `model` over `corpus` (teacher forcing, eval mode, no gradients).
 ValidationResult evaluate_loss(const NmtModel& model, const Corpus& corpus, int64_t batch_size, Device device);
 
+// The same pass, split over the processes of a job: the corpus is cut into length-sorted batches of
+// `batch_size` exactly as evaluate_loss does, and rank r computes batches r, r + world, ... Returns one
+// (loss sum, tokens) pair per batch, zero for other ranks' batches, so that an all-reduce gives every
+// batch's values and summing them in batch order (sum_batch_losses) gives, bit for bit, what evaluate_loss
+// gives on one process: validation costs 1/world of the time and its result does not depend on world.
+std::vector<double> evaluate_batch_losses(const NmtModel& model, const Corpus& corpus, int64_t batch_size,
+                                          Device device, int rank, int world);
+ValidationResult sum_batch_losses(const std::vector<double>& per_batch);
+
 }  // namespace luong::nmt
