@@ -28,6 +28,7 @@ struct BleuOptions {
 // file is named, and a NUL byte (which BLEU would count as a token) is an error, not text.
 std::vector<std::string> bleu_lines(const std::string& text, const std::string& source) {
   nmt::check_no_nul(text, "bleu: " + source);
+  nmt::check_line_ends(text, "bleu: " + source);
   std::istringstream in(text);
   return bleu::read_lines(in, source);
 }

@@ -176,8 +176,11 @@ void run(const TrainArgs& a) {
   if (root) print_summary(s, a.json);
   // Stopped by a signal: the checkpoint is saved, and the exit status says the run did not finish
   // (128 + signal, as a shell reports it), so `luong train ... && luong eval ...` does not go on.
-  // Under mpirun a process that was not signalled itself reports the signal the others received.
-  if (const int sig = s.stop_signal ? s.stop_signal : stop_signal()) throw CLI::RuntimeError(128 + sig);
+  // Under mpirun only the stop the processes agreed on counts: a process that was not signalled reports the
+  // signal another one received, and a signal that came after the last step (the run completed; no step
+  // was left to agree on it) does not turn the job's status into an interruption on one rank only.
+  const int sig = group->size() > 1 ? s.stop_signal : stop_signal();
+  if (sig) throw CLI::RuntimeError(128 + sig);
 }
 
 const bool kRegistered = add_command([](CLI::App& app) {

@@ -1,5 +1,8 @@
 #include "launch/rank_agreement.h"
 
+#include <map>
+#include <vector>
+
 #include "framework/dist/checksum.h"
 #include "launch/config_diff.h"
 
@@ -20,15 +23,29 @@ std::string ranks_differing(const std::vector<uint64_t>& all) {
   return out;
 }
 
+// Keys that may differ between the processes of a job: where each node finds its copy of the data (the
+// copies' contents are compared by check_data_agrees), and settings that change nothing the ranks compute
+// together (the watchdog's patience, rank 0's log cadence).
+bool may_differ(const std::string& key) {
+  static const char* const kKeys[] = {"data.train_src", "data.train_tgt", "data.valid_src", "data.valid_tgt",
+                                      "data.test_src",  "data.test_tgt",  "dist.timeout_s", "train.log_every"};
+  for (const char* k : kKeys)
+    if (key == k) return true;
+  return false;
+}
+
 }  // namespace
 
 void check_configs_agree(ProcessGroup& group, const std::string& config_text) {
   if (group.size() == 1) return;
   const std::string here = str("rank ", group.rank());
-  if (!ranks_differing(group.all_gather(hash_of(config_text))).empty()) {
+  std::map<std::string, std::string> keys = config_leaves(config_text);
+  std::erase_if(keys, [](const auto& kv) { return may_differ(kv.first); });
+  std::string compared;
+  for (const auto& [key, value] : keys) compared += key + "=" + value + "\n";
+  if (!ranks_differing(group.all_gather(hash_of(compared))).empty()) {
     // Every process has the schema's full key set, so the per-key gathers below run in step; a differing
     // key count (another luong version) is said as such.
-    const std::map<std::string, std::string> keys = config_leaves(config_text);
     if (const std::string differ = ranks_differing(group.all_gather(keys.size())); !differ.empty())
       LUONG_FAIL("the processes of this job resolved configs with different keys (rank(s) ", differ,
                  " differ from rank 0): is every node running the same luong?");

@@ -12,7 +12,9 @@
 namespace luong::cli {
 
 // Throws luong::Error on every process alike unless all processes resolved the same config (Config::dump()
-// text). The error lists each differing key, the ranks that differ from rank 0 and this process's value.
+// text), except for the data files' paths (node-local copies; their contents are compared by
+// check_data_agrees), dist.timeout_s and train.log_every. The error lists each differing key, the ranks
+// that differ from rank 0 and this process's value.
 // One all-gather when they agree; one more per config key only when they differ.
 void check_configs_agree(ProcessGroup& group, const std::string& config_text);
 

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "framework/dist/checksum.h"
 #include "framework/dist/parameter_sync.h"
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
@@ -134,20 +135,30 @@ Trainer::ConfigChanges Trainer::config_changes_since(const Checkpoint& ckpt) con
   const int64_t saved_world = world == ckpt.metadata.end() ? group_.size() : std::stoll(world->second);
   for (const std::string& c : opt_.config_changes(saved->second, saved_world)) {
     if (!c.empty() && c[0] == '=') {
-      out.limits += (out.limits.empty() ? "" : ", ") + c.substr(1);
+      out.limits.push_back(c.substr(1));
     } else {
-      out.others += (out.others.empty() ? "" : ", ") + c;
+      out.others.push_back(c);
     }
   }
   return out;
 }
 
+namespace {
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+}  // namespace
+
 void Trainer::warn_about_config_changes(const Checkpoint& ckpt) {
   const ConfigChanges c = config_changes_since(ckpt);
-  if (!c.limits.empty()) say("resuming with changed limits: " + c.limits);
+  if (!c.limits.empty()) say("resuming with changed limits: " + joined(c.limits));
   if (!c.others.empty())
     say("warning: resuming with a changed config (the run is no longer the same as an uninterrupted one): " +
-        c.others);
+        joined(c.others));
 }
 
 // Every process must resume from the same step. A rank that cannot see the run directory (node-local
@@ -225,8 +236,16 @@ void Trainer::resume() {
                "training checkpoint)");
   } catch (const Error& e) {
     const bool other_world = !saved_world.empty() && saved_world != std::to_string(group_.size());
-    // The config keys that differ from the checkpoint's usually say why (model.layers: 2 -> 1).
-    const std::string changed = config_changes_since(*ckpt).others;
+    // The config keys that differ from the checkpoint's usually say why (model.layers: 2 -> 1): those that
+    // shape what is loaded (the model, the vocabularies, the optimizer), not paths or rates.
+    std::vector<std::string> shaping;
+    for (const std::string& c : config_changes_since(*ckpt).others) {
+      const bool shapes_state = c.rfind("model.", 0) == 0 || c.rfind("optim.name:", 0) == 0 ||
+                                c.rfind("data.src_vocab_size:", 0) == 0 || c.rfind("data.tgt_vocab_size:", 0) == 0 ||
+                                c.rfind("data.min_freq:", 0) == 0 || c.rfind("data.lowercase:", 0) == 0;
+      if (shapes_state) shaping.push_back(c);
+    }
+    const std::string changed = joined(shaping);
     LUONG_FAIL("cannot resume from ", about_checkpoint(ckpt->path, e.what()),
                other_world ? str(" (it was written by ", saved_world, " process(es), this run has ", group_.size(), ")")
                            : std::string(),
@@ -234,6 +253,12 @@ void Trainer::resume() {
   }
   LUONG_CHECK(step_ >= 0 && epochs_completed_ >= 0, "cannot resume from ", ckpt->path, ": invalid trainer state (step ",
               step_, ", epochs ", epochs_completed_, ")");
+  // The same step is not the same checkpoint: stale node-local copies, or another --run-dir or --resume
+  // on some rank, would train replicas that differ from the first step on, with nothing to notice it.
+  if (group_.size() > 1)
+    check_same_on_all_ranks(group_, tensor_checksum(task_.parameters().data()),
+                            str("the processes resumed from different checkpoints (rank ", group_.rank(), " loaded ",
+                                ckpt->path, "); every process must resume from the same file"));
   last_saved_step_ = step_;
   last_valid_step_ = step_;  // the checkpointed step's validation (if due) already ran
   summary_.resumed_from = ckpt->path;

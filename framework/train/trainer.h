@@ -80,7 +80,7 @@ class Trainer {
   // The resolved config's differences from the one a checkpoint was trained with (TrainerOptions::
   // config_changes): keys that keep the run's steps the same ("limits") and the others.
   struct ConfigChanges {
-    std::string limits, others;
+    std::vector<std::string> limits, others;  // "section.key: old -> new"
   };
   ConfigChanges config_changes_since(const Checkpoint& ckpt) const;
   // Fails on every process unless all of them found the same checkpoint step (or none); `error` is this

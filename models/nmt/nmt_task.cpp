@@ -77,13 +77,6 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   bo.rank = group.rank();
   iterator_ = std::make_unique<BatchIterator>(train_, bo);
   batches_per_epoch_ = iterator_->batches_in_epoch();
-  // Every rank needs a pair of each global batch: too few pairs for the processes leave nothing to train on.
-  LUONG_CHECK(batches_per_epoch_ > 0, "the ", train_->examples.size(), " training pairs make no batch that ",
-              bo.world_size, " processes can share (each needs at least one pair of every batch): use more data or ",
-              "fewer processes");
-  if (const int64_t dropped = iterator_->dropped_examples(); dropped > 0)
-    log(str("warning: epoch 1 leaves out ", dropped, " of the ", train_->examples.size(), " training pairs (",
-            "the last batch of a length pool with fewer pairs than the ", bo.world_size, " processes)"));
 
   ModelConfig mc = cfg.model;
   mc.src_vocab = src_vocab_.size();

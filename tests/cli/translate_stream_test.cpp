@@ -49,6 +49,14 @@ TEST_F(TranslateStream, EachLineIsTranslatedBeforeTheNextArrives) {
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(std::stoi(run_luong_shell("cat " + seen).output), 1) << "no translation before the input paused";
   EXPECT_EQ(std::stoi(run_luong_shell("wc -l < " + out).output), 2);
+  // The writer pauses in the middle of the second line: the first is translated all the same.
+  const std::string half = second.substr(0, second.size() / 2), rest = second.substr(second.size() / 2);
+  const RunResult mid = run_luong_shell("(printf '%s\\n%s' '" + first + "' '" + half + "'; sleep 2; wc -l < " + out +
+                                        " > " + seen + "; printf '%s\\n' '" + rest + "') | " + LUONG_BINARY +
+                                        " translate --checkpoint " + ckpt_ + " --batch-size 1 > " + out);
+  ASSERT_EQ(mid.status, 0) << mid.output;
+  EXPECT_EQ(std::stoi(run_luong_shell("cat " + seen).output), 1) << "a finished line waited for a half-written one";
+  EXPECT_EQ(std::stoi(run_luong_shell("wc -l < " + out).output), 2);
 }
 
 // Parts of 4 batches of 1 (and n-best indices that continue across parts) give what one pass over the

@@ -143,50 +143,68 @@ TEST(Shard, ContiguousNearEqualSlices) {
   EXPECT_ERROR_HAS(shard_of(g, 3, 3), "rank 3 of 3");
 }
 
-TEST(PlanEpoch, WorldSizeScalesTheGlobalBatchAndDropsUnshardableBatches) {
+TEST(PlanEpoch, WorldSizeScalesTheGlobalBatchAndMergesUnshardableOnes) {
   auto c = testing::varied_corpus(101);
   BatchingOptions one{.batch_size = 20, .pool_batches = 3, .seed = 4};
   BatchingOptions two = one;
   two.batch_size = 10;
   two.world_size = 2;
   // Global batches of 2 ranks x 10 equal those of 1 rank x 20 except the lone example of the last pool
-  // (101 = 60 + 41 -> batches of 20, 20, 1), which cannot feed two ranks and is dropped.
+  // (101 = 60 + 41 -> batches of 20, 20, 1), which cannot feed two ranks and joins the batch before it.
   const EpochPlan p1 = plan_epoch(*c, one, 0), p2 = plan_epoch(*c, two, 0);
-  EXPECT_EQ(p2.dropped_examples, 1);
-  EXPECT_EQ(p1.dropped_examples, 0);
-  std::vector<Ids> kept;
-  for (const auto& b : p1.batches)
-    if (b.size() >= 2) kept.push_back(b);
-  std::vector<Ids> a = p2.batches;
-  std::sort(a.begin(), a.end());
-  std::sort(kept.begin(), kept.end());
-  EXPECT_EQ(a, kept);
+  expect_permutation_of_corpus(p1, 101);
+  expect_permutation_of_corpus(p2, 101);  // nothing left out
+  ASSERT_EQ(p2.batches.size() + 1, p1.batches.size());
+  std::vector<Ids> two_ranks = p2.batches;
+  std::sort(two_ranks.begin(), two_ranks.end());
+  int64_t unchanged = 0;
+  for (const auto& b : p1.batches) unchanged += std::binary_search(two_ranks.begin(), two_ranks.end(), b);
+  EXPECT_EQ(unchanged, static_cast<int64_t>(p1.batches.size()) - 2);  // all but the lone one and its host
+  for (const auto& b : p2.batches) EXPECT_GE(b.size(), 2u);
 }
 
 // A token budget too small for one pair per rank used to cut batches of a single pair, which two ranks
 // cannot share: every batch was dropped and an epoch trained on nothing. Batches now hold at least one pair
-// per rank, going over the budget when they must.
+// per rank, going over the budget when they must, and nothing is left out.
 TEST(PlanEpoch, TokenBudgetBelowOnePairPerRankStillFeedsEveryRank) {
   auto c = testing::varied_corpus(101);
   for (const int world : {2, 3}) {
     for (const int64_t budget : {1, 5, 10, 40}) {
-      BatchingOptions o{.batch_size = budget, .by = BatchBy::tokens, .pool_batches = 1000, .seed = 4};
-      o.world_size = world;
-      const EpochPlan p = plan_epoch(*c, o, 0);
-      ASSERT_FALSE(p.batches.empty()) << "world " << world << ", budget " << budget;
-      for (const auto& b : p.batches) EXPECT_GE(static_cast<int>(b.size()), world);
-      // Only a pool's last batch can be short: at most world - 1 pairs per pool are left out.
-      int64_t cost = 0;
-      for (const Example& e : c->examples) cost += example_cost(e);
-      const int64_t pools = cost / (o.pool_batches * world * budget) + 1;
-      EXPECT_LE(p.dropped_examples, (world - 1) * pools) << "world " << world << ", budget " << budget;
-      EXPECT_EQ(static_cast<int64_t>(flatten(p).size()) + p.dropped_examples, 101);
+      for (const int64_t pool : {1, 1000}) {
+        BatchingOptions o{.batch_size = budget, .by = BatchBy::tokens, .pool_batches = pool, .seed = 4};
+        o.world_size = world;
+        const EpochPlan p = plan_epoch(*c, o, 0);
+        expect_permutation_of_corpus(p, 101);
+        size_t largest = 0;
+        for (const auto& b : p.batches) {
+          EXPECT_GE(static_cast<int>(b.size()), world) << "world " << world << ", budget " << budget;
+          largest = std::max(largest, b.size());
+        }
+        // Short batches are gathered to N pairs, not piled into one batch of the whole corpus.
+        if (budget == 1) {
+          EXPECT_LT(static_cast<int>(largest), 2 * world) << "world " << world << ", pool " << pool;
+        }
+      }
     }
   }
   // One rank keeps the old rule: a batch goes over the budget only for a single pair longer than it.
   const EpochPlan one = plan_epoch(*c, {.batch_size = 1, .by = BatchBy::tokens, .seed = 4}, 0);
   EXPECT_EQ(one.batches.size(), 101u);
-  EXPECT_EQ(one.dropped_examples, 0);
+}
+
+// Whether an epoch can be shared must not depend on the shuffle: with 2 pairs on 2 ranks, every epoch of
+// every seed is one batch of both pairs (some seeds used to give epochs with no batch at all).
+TEST(PlanEpoch, EveryEpochOfEverySeedFeedsEveryRank) {
+  auto c = testing::varied_corpus(2);
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    for (int64_t epoch = 0; epoch < 5; ++epoch) {
+      BatchingOptions o{.batch_size = 2, .by = BatchBy::tokens, .pool_batches = 1, .seed = seed};
+      o.world_size = 2;
+      const EpochPlan p = plan_epoch(*c, o, epoch);
+      ASSERT_EQ(p.batches.size(), 1u) << "seed " << seed << ", epoch " << epoch;
+      EXPECT_EQ(p.batches[0].size(), 2u);
+    }
+  }
 }
 
 TEST(BatchBy, ParsesNames) {

@@ -47,12 +47,23 @@ TEST(LineStream, ReadyTellsAPausedWriterFromMoreInput) {
   EXPECT_EQ(in.next(), "two");
   EXPECT_FALSE(in.ready());  // the writer paused
   p.write("thr");
-  EXPECT_TRUE(in.ready());   // bytes waiting (the line is still being written)
+  EXPECT_FALSE(in.ready());  // bytes waiting, but the line is still being written
   p.write("ee\n");
+  EXPECT_TRUE(in.ready());
   EXPECT_EQ(in.next(), "three");
   p.close_writer();
   EXPECT_TRUE(in.ready());   // the end of the input: next() returns at once
   EXPECT_EQ(in.next(), std::nullopt);
+}
+
+// Lines that end with CR alone would read as one sentence: refused with the fix, as the file reader does.
+TEST(LineStream, CrOnlyInputIsRefusedWithTheFix) {
+  Pipe p;
+  p.write("a b\rc d\re f\r");
+  p.close_writer();
+  LineStream in(p.fds[0], "standard input");
+  const std::string msg = testing::error_of([&] { in.next(); });
+  EXPECT_NE(msg.find("standard input has carriage returns but no line feed"), std::string::npos) << msg;
 }
 
 TEST(LineStream, BadBytesAreNamedByLineAndOffset) {

@@ -190,6 +190,21 @@ TEST_F(DistTrainTest, RanksThatDisagreeOnTheResumeStepStopAtOnceSayingWhy) {
             std::string::npos)
       << r.output;
   EXPECT_TRUE(list_checkpoints(elsewhere).empty());
+  // The same step from another run (a stale node-local copy): the steps agree, the parameters do not.
+  ASSERT_EQ(run_mpi(args(elsewhere, 8, 10, "--set seed=2")).status, 0);
+  const std::string script2 = dir + "/per_rank_same_step.sh";
+  {
+    std::ofstream out(script2);
+    out << "#!/bin/sh\nif [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then exec " << LUONG_BINARY << " "
+        << args(elsewhere, 8, 20, "--resume auto --set seed=2") << "; fi\nexec " << LUONG_BINARY << " "
+        << args(dir, 8, 20, "--resume auto --set seed=2") << "\n";
+  }
+  std::filesystem::permissions(script2, std::filesystem::perms::owner_all);
+  const RunResult same_step = run_luong_shell(std::string(kMpirun) + script2 + " 2>&1");
+  EXPECT_NE(same_step.status, 0) << same_step.output;
+  EXPECT_NE(same_step.output.find("the processes resumed from different checkpoints"), std::string::npos)
+      << same_step.output;
+  EXPECT_FALSE(std::filesystem::exists(checkpoint_path(dir, 15))) << "no step may run on differing replicas";
 }
 
 // The processes of a job must train on the same config and data. Another optim.lr on one rank used to
@@ -235,6 +250,55 @@ TEST_F(DistTrainTest, ProcessesWithDifferentConfigsOrDataAreRefusedNamingTheDiff
   EXPECT_NE(data.status, 0) << data.output;
   EXPECT_NE(data.output.find("read different data: rank(s) 1 differ from rank 0"), std::string::npos) << data.output;
   EXPECT_NE(data.output.find(" training pairs from d/train.src"), std::string::npos) << data.output;
+
+  // Identical node-local copies under different paths are fine: the contents are what is compared.
+  std::filesystem::create_directories(dir + "/copy/d");
+  std::filesystem::copy(dir + "/node0/d", dir + "/copy/d", std::filesystem::copy_options::recursive);
+  const std::string paths_wrapper = dir + "/per_node_paths.sh";
+  {
+    std::ofstream out(paths_wrapper);
+    out << "#!/bin/sh\nif [ \"$OMPI_COMM_WORLD_RANK\" = 1 ]; then d=" << dir << "/copy/d; else d=" << dir
+        << "/node0/d; fi\nexec \"$@\" --set data.train_src=$d/train.src --set data.train_tgt=$d/train.tgt"
+        << " --set data.valid_src=$d/valid.src --set data.valid_tgt=$d/valid.tgt\n";
+  }
+  std::filesystem::permissions(paths_wrapper, std::filesystem::perms::owner_all);
+  const RunResult copies = run_luong_shell(std::string(kMpirun) + paths_wrapper + " " + LUONG_BINARY + " " +
+                                           args(dir + "/run_copies", 8, 10) + " 2>&1");
+  EXPECT_EQ(copies.status, 0) << copies.output;
+}
+
+// A signal that arrives after the last step (here: while rank 0 writes the final checkpoint) has no step
+// left to be agreed on: the run completed, so the job reports success rather than an interruption on one
+// rank only.
+TEST_F(DistTrainTest, ASignalAfterTheLastStepLeavesACompletedRunSuccessful) {
+  const std::string dir = fresh_dir("dist_signal_after_last");
+  const std::string log = dir + "/mpirun.log", rc_file = dir + "/rc";
+  // Each checkpoint entry takes 100 ms to write, so the final save lasts long enough to be signalled.
+  const std::string cmd = "(LUONG_TEST_CHECKPOINT_DELAY_MS=100 " + std::string(kMpirun) +
+                          "-x LUONG_TEST_CHECKPOINT_DELAY_MS " + LUONG_BINARY + " " + args(dir, 8, 10) + " > " + log +
+                          " 2>&1; echo $? > " + rc_file + ") > /dev/null 2>&1 &";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  bool saving_last = false;
+  for (int i = 0; i < 600 && !saving_last; ++i) {
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      saving_last = saving_last || e.path().filename().string().rfind("ckpt-10.h5.tmp.", 0) == 0;
+    if (!saving_last) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_TRUE(saving_last) << "the final save was not seen";
+  // Rank 0 writes checkpoints: the temp file's name ends with its pid.
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("ckpt-10.h5.tmp.", 0) == 0) kill(static_cast<pid_t>(std::atol(name.c_str() + 15)), SIGTERM);
+  }
+  bool ended = false;
+  for (int i = 0; i < 600 && !ended; ++i) {
+    ended = std::filesystem::exists(rc_file) && std::filesystem::file_size(rc_file) > 0;
+    if (!ended) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(ended);
+  const std::string output = run_luong_shell("cat " + log).output;
+  EXPECT_EQ(std::atoi(run_luong_shell("cat " + rc_file).output.c_str()), 0) << output;
+  EXPECT_EQ(find_latest_valid(dir).checkpoint->path, checkpoint_path(dir, 10)) << output;
 }
 
 }  // namespace

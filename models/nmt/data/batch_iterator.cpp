@@ -8,6 +8,10 @@ BatchIterator::BatchIterator(std::shared_ptr<const Corpus> corpus, BatchingOptio
     : corpus_(std::move(corpus)), options_(options) {
   LUONG_CHECK(corpus_ != nullptr, "BatchIterator: no corpus");
   LUONG_CHECK(!corpus_->examples.empty(), "BatchIterator: the corpus has no examples (all lines empty or too long?)");
+  // Each process needs a pair of every global batch (batching.h): fewer pairs than processes make none.
+  LUONG_CHECK(static_cast<int64_t>(corpus_->examples.size()) >= options_.world_size, "the ",
+              corpus_->examples.size(), " training pairs cannot be shared by ", options_.world_size,
+              " processes (each needs at least one pair of every batch): use more data or fewer processes");
 }
 
 const EpochPlan& BatchIterator::plan() {
@@ -19,7 +23,6 @@ const EpochPlan& BatchIterator::plan() {
 }
 
 int64_t BatchIterator::batches_in_epoch() { return static_cast<int64_t>(plan().batches.size()); }
-int64_t BatchIterator::dropped_examples() { return plan().dropped_examples; }
 
 void BatchIterator::set_state(const IteratorState& s) {
   if (s.epoch < 0 || s.index < 0)

@@ -30,7 +30,6 @@ class BatchIterator {
   void set_state(const IteratorState& state);  // throws if index is beyond that epoch's batches
 
   int64_t batches_in_epoch();   // global batches in the current epoch
-  int64_t dropped_examples();   // examples of the current epoch left out by sharding (0 with one rank)
   const BatchingOptions& options() const { return options_; }
 
  private:

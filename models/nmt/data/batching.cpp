@@ -28,8 +28,7 @@ void cut_pool(const Corpus& c, const std::vector<int64_t>& pool, const BatchingO
   int64_t cur_max = 0;
   auto flush = [&] {
     if (cur.empty()) return;
-    if (static_cast<int64_t>(cur.size()) < o.world_size) plan.dropped_examples += static_cast<int64_t>(cur.size());
-    else plan.batches.push_back(cur);
+    plan.batches.push_back(cur);
     cur.clear();
     cur_max = 0;
   };
@@ -50,6 +49,45 @@ void cut_pool(const Corpus& c, const std::vector<int64_t>& pool, const BatchingO
     }
   }
   flush();
+}
+
+// With N ranks every global batch needs at least N pairs. The cut leaves at most one shorter batch per
+// pool (its tail; or a pool whose few pairs are each over the token budget): consecutive short batches are
+// gathered until they hold N pairs, and what remains at the end joins the last batch. So no pair is ever
+// left out and every epoch's plan can be shared whatever the shuffle drew; only a corpus of fewer than N
+// pairs cannot (BatchIterator refuses it).
+void merge_unshardable(EpochPlan& plan, const Corpus& c, int world_size) {
+  auto small = [&](const std::vector<int64_t>& b) { return static_cast<int64_t>(b.size()) < world_size; };
+  auto sort_by_length = [&](std::vector<int64_t>& b) {  // shards of a merged batch stay of similar lengths
+    std::stable_sort(b.begin(), b.end(), [&](int64_t i, int64_t j) {
+      const Example& x = c.examples[static_cast<size_t>(i)];
+      const Example& y = c.examples[static_cast<size_t>(j)];
+      return x.src.size() != y.src.size() ? x.src.size() < y.src.size() : x.tgt.size() < y.tgt.size();
+    });
+  };
+  std::vector<std::vector<int64_t>> out;
+  std::vector<int64_t> pending;
+  for (auto& b : plan.batches) {
+    if (!small(b)) {
+      out.push_back(std::move(b));
+      continue;
+    }
+    pending.insert(pending.end(), b.begin(), b.end());
+    if (!small(pending)) {
+      sort_by_length(pending);
+      out.push_back(std::move(pending));
+      pending.clear();
+    }
+  }
+  if (!pending.empty()) {
+    if (out.empty()) {
+      out.push_back(std::move(pending));
+    } else {
+      out.back().insert(out.back().end(), pending.begin(), pending.end());
+      sort_by_length(out.back());
+    }
+  }
+  plan.batches = std::move(out);
 }
 
 }  // namespace
@@ -97,6 +135,7 @@ EpochPlan plan_epoch(const Corpus& corpus, const BatchingOptions& o, int64_t epo
     if (pool_used >= pool_budget) close_pool();
   }
   if (!pool.empty()) close_pool();
+  if (o.world_size > 1) merge_unshardable(plan, corpus, o.world_size);
   if (o.shuffle) philox_shuffle(plan.batches, g);
   return plan;
 }

@@ -10,9 +10,9 @@
 //      batch too long for that budget goes over it: with N = 1, a single longer pair gets its own batch);
 //   4. shuffle the order of the global batches (again Philox under (seed, epoch)), unless shuffle is off.
 // Rank r of N then trains on the r-th contiguous slice of each global batch (shard_of), so the ranks' shards are
-// disjoint and together are exactly the global batch one rank with batch N * B would see. With N > 1, the
-// last batch of a pool can have fewer than N sentences: it cannot feed every rank and is dropped (counted in
-// the plan; at most N - 1 pairs a pool).
+// disjoint and together are exactly the global batch one rank with batch N * B would see. With N > 1, a
+// batch of fewer than N sentences (the last of a pool) could not feed every rank: it is merged into its
+// neighbour, so no pair is left out of an epoch (and one rank's plan differs from N ranks' only there).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -37,7 +37,6 @@ struct BatchingOptions {
 
 struct EpochPlan {
   std::vector<std::vector<int64_t>> batches;  // global batches: example indices, length-sorted within a batch
-  int64_t dropped_examples = 0;               // in global batches too small to shard
 };
 
 EpochPlan plan_epoch(const Corpus& corpus, const BatchingOptions& options, int64_t epoch);

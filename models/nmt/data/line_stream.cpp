@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "framework/core/error.h"
+#include "models/nmt/data/text_reader.h"
 #include "models/nmt/data/utf8.h"
 
 namespace luong::nmt {
@@ -39,6 +40,7 @@ std::optional<std::string> LineStream::next() {
   if (end == std::string::npos) {
     if (pos_ == buffer_.size()) return std::nullopt;
     end = buffer_.size();  // the last line has no '\n'
+    if (lines_ == 0) check_line_ends(buffer_.substr(pos_), source_);  // the whole input is one "line"
   }
   const size_t start = pos_;
   pos_ = std::min(end + 1, buffer_.size());
@@ -58,9 +60,14 @@ std::optional<std::string> LineStream::next() {
 }
 
 bool LineStream::ready() {
-  if (ended_ || buffer_.find('\n', pos_) != std::string::npos) return true;
-  pollfd p{fd_, POLLIN, 0};
-  return ::poll(&p, 1, 0) > 0;  // readable, or hung up (the end of the input): either way next() will not wait
+  // Reads whatever is waiting, without blocking (poll says a read will not wait), until a whole line is
+  // in or nothing more is waiting: bytes of a line still being written are not a line.
+  for (;;) {
+    if (ended_ || buffer_.find('\n', pos_) != std::string::npos) return true;
+    pollfd p{fd_, POLLIN, 0};
+    if (::poll(&p, 1, 0) <= 0) return false;
+    if (!fill()) ended_ = true;  // readable or hung up: this read returns at once
+  }
 }
 
 }  // namespace luong::nmt

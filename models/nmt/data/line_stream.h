@@ -18,8 +18,9 @@ class LineStream {
   // whole line has arrived.
   std::optional<std::string> next();
 
-  // True when next() can start without waiting for input: a whole line is buffered, the input has ended,
-  // or bytes are waiting to be read. False means the writer has paused (a person typing, a slow pipe).
+  // True when next() returns without waiting for input: a whole line has arrived (reading what is waiting,
+  // without blocking) or the input has ended. False means the writer has paused, possibly in the middle of
+  // a line (a person typing, a slow pipe, `tail -f` of a file being written).
   bool ready();
 
  private:

@@ -18,11 +18,7 @@ namespace {
 // Splits at '\n' (dropping a '\r' before it and a leading BOM); `source` prefixes every error.
 std::vector<std::string> split_lines(const std::string& text, const std::string& source) {
   check_no_nul(text, source);
-  // Classic Mac OS line ends (CR alone) would make the whole file one line, reported later as one pair
-  // "too long": said here, with the fix.
-  if (text.find('\n') == std::string::npos && std::count(text.begin(), text.end(), '\r') > 1)
-    LUONG_FAIL(source, " has carriage returns but no line feed: its lines end with CR alone (classic Mac OS); ",
-               "convert it with tr '\\r' '\\n'");
+  check_line_ends(text, source);
   std::vector<std::string> lines;
   size_t pos = text.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
   while (pos < text.size()) {
@@ -70,6 +66,14 @@ std::string read_stdin_text() {
   while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) text.append(buf, n);
   if (std::ferror(stdin)) LUONG_FAIL("standard input cannot be read: ", std::strerror(errno ? errno : EIO));
   return text;
+}
+
+void check_line_ends(const std::string& text, const std::string& source) {
+  // Classic Mac OS line ends (CR alone) would make the whole text one line: one pair "too long" in
+  // training, one sentence in translate, a line-count mismatch in bleu. Said here, with the fix.
+  if (text.find('\n') == std::string::npos && std::count(text.begin(), text.end(), '\r') > 1)
+    LUONG_FAIL(source, " has carriage returns but no line feed: its lines end with CR alone (classic Mac OS); ",
+               "convert it with tr '\\r' '\\n'");
 }
 
 void check_no_nul(const std::string& text, const std::string& source) {

@@ -22,6 +22,9 @@ std::string read_stdin_text();
 // (`source` is e.g. "file 'x'" or "standard input"). A NUL is never text: tokenizers and BLEU would count it
 // as a character and checkpoints cannot store it in a vocabulary.
 void check_no_nul(const std::string& text, const std::string& source);
+// Throws "<source> has carriage returns but no line feed: ..." (with the tr command that converts it) for
+// text whose lines end with CR alone, which would otherwise read as one long line.
+void check_line_ends(const std::string& text, const std::string& source);
 
 // Two line-aligned files. Pairs where either side is empty (or only whitespace) are skipped and counted.
 struct ParallelText {
