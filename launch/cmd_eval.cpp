@@ -56,10 +56,11 @@ std::vector<std::string> read_reference(const std::string& path) {
   return bleu::read_lines(in, path);
 }
 
-void run(const EvalArgs& a) {
+void run(EvalArgs a) {
   validate_translate_args(a.t);
   prepare_attention_plot_dir(a.t);
   nmt::Translator translator(a.t.checkpoint, Device::parse(a.t.device));
+  apply_checkpoint_decoding(a.t, translator.config().eval);
   // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
   // Perplexity over every pair (no length limit: the test set must stay whole).
@@ -91,7 +92,9 @@ void run(const EvalArgs& a) {
                                 {"bleu", score.score},
                                 {"bleu_signature", bleu::signature()},
                                 {"bleu_line", score.format()},
-                                {"beam_size", a.t.beam}}
+                                {"beam_size", a.t.beam},
+                                {"length_penalty", a.t.length_penalty},
+                                {"max_len_ratio", a.t.max_len_ratio}}
                      .dump()
               << "\n";
   } else {

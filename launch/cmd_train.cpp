@@ -1,11 +1,5 @@
 // `luong train`: trains a model from a YAML config, on one process or under mpirun.
 //   luong train --config configs/multi30k.yaml --run-dir checkpoints/m30k [--set k=v ...] [--resume auto]
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -15,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "framework/dist/bootstrap.h"
+#include "framework/io/directory_lock.h"
 #include "framework/io/checkpoint_dir.h"
 #include "framework/optim/optimizer.h"
 #include "framework/optim/schedule.h"
@@ -38,32 +33,6 @@ struct TrainArgs {
   bool quiet = false;
 };
 
-// Takes <run_dir>/.lock (flock) for the life of the process: a second `luong train` on the same directory
-// (an --overwrite, or a resume, while this run trains) would delete or interleave this run's files. The
-// file holds the owner's pid and host for the message; the lock itself goes with the process, however it
-// ends, so a crashed run never leaves a stale lock.
-void lock_run_dir(const std::string& dir) {
-  const std::string path = (std::filesystem::path(dir) / ".lock").string();
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) LUONG_FAIL("--run-dir ", dir, ": cannot create ", path, ": ", std::strerror(errno));
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    char owner[256] = {};
-    const ssize_t n = ::pread(fd, owner, sizeof(owner) - 1, 0);
-    ::close(fd);
-    std::string who = n > 0 ? std::string(owner, static_cast<size_t>(n)) : std::string();
-    while (!who.empty() && (who.back() == '\n' || who.back() == '\0')) who.pop_back();
-    LUONG_FAIL("--run-dir ", dir, " is in use by another luong train", who.empty() ? "" : " (" + who + ")",
-               ": wait for it to finish or stop it, or choose another --run-dir");
-  }
-  char host[256] = {};
-  ::gethostname(host, sizeof(host) - 1);
-  const std::string owner = str("pid ", ::getpid(), " on ", host, "\n");
-  if (::ftruncate(fd, 0) == 0) {
-    [[maybe_unused]] const ssize_t w = ::pwrite(fd, owner.data(), owner.size(), 0);
-  }
-  // fd stays open on purpose: closing it would release the lock.
-}
-
 // Checks the run directory before any data is loaded: it must be a directory this process can create,
 // and a fresh run (no --resume) must not mix its checkpoints with another run's. --overwrite deletes the
 // old run's checkpoints, best.h5 and metrics.jsonl first.
@@ -79,7 +48,7 @@ void prepare_run_dir(const TrainArgs& a) {
                ": give a checkpoint file (e.g. <run-dir>/best.h5) or 'auto'");
   fs::create_directories(a.run_dir, ec);
   if (ec) LUONG_FAIL("--run-dir ", a.run_dir, ": cannot create it: ", ec.message());
-  lock_run_dir(a.run_dir);
+  lock_directory(a.run_dir, "--run-dir", "luong train");
   if (!a.resume.empty() || !holds_checkpoints(a.run_dir)) return;
   if (!a.overwrite)
     LUONG_FAIL("--run-dir ", a.run_dir, " already holds a run's checkpoints: continue it with --resume auto, ",
@@ -97,9 +66,9 @@ void print_summary(const TrainSummary& s, bool json) {
     std::cout << nlohmann::json{{"steps", s.steps},
                                 {"epochs", s.epochs_completed},
                                 {"best_valid_ppl", or_null(validated, s.best_valid_ppl)},
-                                {"last_valid_ppl", or_null(validated, s.last_valid_ppl)},
+                                {"last_valid_ppl", or_null(s.last_valid_ppl > 0, s.last_valid_ppl)},
                                 {"train_loss", or_null(s.trained, s.last_train_loss)},
-                                {"tokens_per_s", s.tokens_per_s},
+                                {"tokens_per_s", or_null(s.trained, s.tokens_per_s)},
                                 {"elapsed_s", s.elapsed_s},
                                 {"stop_reason", s.stop_reason},
                                 {"resumed_from", s.resumed_from}}

@@ -31,10 +31,11 @@ void print(const nmt::Translator& translator, const std::vector<nmt::Translation
   flush_stdout();  // each part as soon as it is translated: a pipeline downstream sees it at once
 }
 
-void run(const TranslateArgs& a) {
+void run(TranslateArgs a) {
   validate_translate_args(a);
   prepare_attention_plot_dir(a);
   nmt::Translator translator(a.checkpoint, Device::parse(a.device));
+  apply_checkpoint_decoding(a, translator.config().eval);
   // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
   const nmt::TranslateOptions options = translate_options(a);

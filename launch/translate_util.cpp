@@ -37,12 +37,15 @@ void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool with_n_best) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd.add_option("--device", a.device, "cpu, cuda or cuda:N")->capture_default_str();
-  cmd.add_option("--beam", a.beam, str("Beam size, 1 (greedy) to ", kMaxBeam))->capture_default_str();
-  cmd.add_option("--length-penalty", a.length_penalty, "GNMT length-normalisation alpha >= 0 (0 = none)")
-      ->capture_default_str();
-  cmd.add_option("--max-len-ratio", a.max_len_ratio,
-                 str("Output length limit as a multiple (0.1 to ", kMaxLenRatio, ") of the source length"))
-      ->capture_default_str();
+  a.beam_option = cmd.add_option("--beam", a.beam,
+                                  str("Beam size, 1 (greedy) to ", kMaxBeam, " (default: the checkpoint's eval.beam_size)"));
+  a.length_penalty_option =
+      cmd.add_option("--length-penalty", a.length_penalty,
+                     "GNMT length-normalisation alpha >= 0, 0 = none (default: the checkpoint's eval.length_penalty)");
+  a.max_len_ratio_option = cmd.add_option(
+      "--max-len-ratio", a.max_len_ratio,
+      str("Output length limit as a multiple (0.1 to ", kMaxLenRatio,
+          ") of the source length (default: the checkpoint's eval.max_len_ratio)"));
   cmd.add_option("--batch-size", a.batch_size, "Sentences decoded together (>= 1)")->capture_default_str();
   if (with_n_best)
     cmd.add_option("--n-best", a.n_best, "Hypotheses printed per sentence (1 to --beam)")->capture_default_str();
@@ -76,6 +79,13 @@ void validate_translate_args(const TranslateArgs& a) {
   if (!a.dictionary.empty() && !a.unk_replace)
     LUONG_FAIL("--dictionary needs --unk-replace (the dictionary translates the source words that replace <unk>)");
   if (a.plot_count < 0) LUONG_FAIL("--plot-count must be >= 0, got ", a.plot_count);
+}
+
+void apply_checkpoint_decoding(TranslateArgs& a, const nmt::EvalConfig& eval) {
+  if (a.beam_option && a.beam_option->count() == 0) a.beam = eval.beam_size;
+  if (a.length_penalty_option && a.length_penalty_option->count() == 0) a.length_penalty = eval.length_penalty;
+  if (a.max_len_ratio_option && a.max_len_ratio_option->count() == 0) a.max_len_ratio = eval.max_len_ratio;
+  validate_translate_args(a);  // e.g. --n-best against the checkpoint's beam
 }
 
 PassProgress::PassProgress(std::string what, size_t total, bool forced)

@@ -10,6 +10,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace luong::cli {
@@ -27,6 +28,11 @@ struct TranslateArgs {
   std::string attention_plot;  // directory for heatmaps; "" = none
   int64_t plot_count = 10;
   bool progress = false;  // progress lines on stderr even when it is not a terminal
+  // The decoding options as registered, to tell a value given on the command line from the default: those
+  // not given come from the checkpoint's eval.* config (apply_checkpoint_decoding).
+  CLI::Option* beam_option = nullptr;
+  CLI::Option* length_penalty_option = nullptr;
+  CLI::Option* max_len_ratio_option = nullptr;
 };
 
 // The widest beam the CLI accepts: beyond it decoding needs memory per beam entry and vocabulary word
@@ -40,6 +46,10 @@ inline constexpr double kMaxLenRatio = 100.0;
 void add_translate_options(CLI::App& cmd, TranslateArgs& args, bool with_n_best);
 // Throws naming the option, the value and the allowed range (the eval.* ranges of the config schema).
 void validate_translate_args(const TranslateArgs& args);
+// --beam, --length-penalty and --max-len-ratio not given on the command line take the checkpoint's
+// eval.beam_size, eval.length_penalty and eval.max_len_ratio: the model decodes as it was configured to
+// (and as `luong sweep` scores it); then the arguments are validated again.
+void apply_checkpoint_decoding(TranslateArgs& args, const nmt::EvalConfig& eval);
 nmt::TranslateOptions translate_options(const TranslateArgs& args);
 
 // "eval: perplexity 1200/5000 sentences" lines on stderr while a long pass runs: at the start, then at most

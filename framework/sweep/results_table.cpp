@@ -39,15 +39,23 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
-// One line for the table cell. A crash's error is "luong train: exit status 1 (...); last lines of LOG:" and
-// then the log tail: the reason is the tail's last "error:" line (e.g. "luong: error: ..."), not the header.
+// One line for the table cell. A crash's error is "luong train: exit status 1 (...); <reason>; last lines of
+// LOG:" and then the log tail: the cell shows the reason, a luong "error:" line or (under mpirun, whose own
+// abort banner ends the log) an "aborting the job:" line, from the header or the tail, not the header.
 std::string error_summary(const std::string& error, size_t max_len) {
+  auto reason_in = [](const std::string& l) -> std::string {
+    if (l.find("error:") == std::string::npos && l.find("aborting the job:") == std::string::npos) return "";
+    const size_t at = l.find("luong:");
+    std::string r = at == std::string::npos ? l : l.substr(at);
+    if (const size_t cut = r.find("; last lines of "); cut != std::string::npos) r.resize(cut);
+    return trim(r);
+  };
   std::string line = trim(error.substr(0, error.find('\n')));
-  for (size_t start = error.find('\n'); start != std::string::npos;) {
-    const size_t end = error.find('\n', start + 1);
-    const std::string l = trim(error.substr(start + 1, end == std::string::npos ? end : end - start - 1));
-    if (l.find("error:") != std::string::npos) line = l;
-    start = end;
+  for (size_t start = 0; start < error.size();) {
+    size_t end = error.find('\n', start);
+    if (end == std::string::npos) end = error.size();
+    if (std::string r = reason_in(error.substr(start, end - start)); !r.empty()) line = r;
+    start = end + 1;
   }
   if (line.size() <= max_len) return line;
   size_t cut = max_len - 3;

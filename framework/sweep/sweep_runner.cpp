@@ -5,10 +5,13 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <optional>
+#include <sstream>
 
 #include "framework/core/error.h"
 #include "framework/io/checkpoint_dir.h"
+#include "framework/io/directory_lock.h"
 #include "framework/io/config_value.h"
 #include "framework/sweep/trial_process.h"
 
@@ -20,6 +23,58 @@ using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
 constexpr size_t kErrorTailLines = 6;
+
+// A number of `luong train --json`'s summary, or `fallback` when it is absent or null (unknown: no step
+// ran, nothing validated).
+template <class T>
+T number_or(const json& summary, const char* key, T fallback) {
+  const auto it = summary.find(key);
+  return it != summary.end() && it->is_number() ? it->get<T>() : fallback;
+}
+
+// The reason a luong process gave for failing: its last "luong: error: ..." or (under mpirun, where the
+// tail of the log is Open MPI's abort banner) "aborting the job: ..." line, anywhere in the log.
+std::string failure_reason(const std::string& log) {
+  std::ifstream in(log);
+  std::string reason;
+  for (std::string line; std::getline(in, line);)
+    if (line.find("luong: error:") != std::string::npos || line.find("aborting the job:") != std::string::npos)
+      reason = line;
+  return reason;
+}
+
+// "section.key" -> value for the lines of a resolved config (Config::dump(): top-level keys and one level of
+// sections), to name what changed between two of them.
+std::map<std::string, std::string> dump_keys(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(text);
+  std::string section;
+  for (std::string line; std::getline(in, line);) {
+    const size_t colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const bool nested = line.rfind("  ", 0) == 0;
+    const std::string key = line.substr(nested ? 2 : 0, colon - (nested ? 2 : 0));
+    std::string value = colon + 1 < line.size() ? line.substr(colon + 2) : "";
+    if (!nested && value.empty()) {
+      section = key;
+      continue;
+    }
+    out[nested ? section + "." + key : key] = value;
+  }
+  return out;
+}
+
+// "optim.weight_decay: 0.0 -> 0.01, ..." for the keys whose values differ.
+std::string changed_keys(const std::string& before, const std::string& after) {
+  const auto a = dump_keys(before), b = dump_keys(after);
+  std::string out;
+  for (const auto& [key, value] : b) {
+    const auto it = a.find(key);
+    const std::string old = it == a.end() ? "(absent)" : it->second;
+    if (old != value) out += str(out.empty() ? "" : ", ", key, ": ", old, " -> ", value);
+  }
+  return out.empty() ? "the text differs" : out;
+}
 
 // Attempts and accumulated wall time of a trial over every sweep run (<trial>/sweep_state.json).
 struct TrialState {
@@ -69,6 +124,8 @@ class SweepRun {
 
   SweepOutcome run() {
     fs::create_directories(o_.out_dir + "/trials");
+    // Two sweeps on one directory would run the same trials at once, each marking the other's as failed.
+    lock_directory(o_.out_dir, "--out", "luong sweep");
     std::vector<size_t> queue;
     for (size_t i = 0; i < trials_.size(); ++i)
       if (prepare(i)) queue.push_back(i);
@@ -117,6 +174,7 @@ class SweepRun {
     const Trial& t = trials_[i];
     const std::string d = dir(i);
     check_same_trial(i);
+    check_same_config(i);
     if (auto done = read_result(d)) {
       if (done->status == TrialStatus::ok || !o_.retry_failed) {
         done->varied = t.varied;  // the plan's order (the file's is alphabetical)
@@ -142,6 +200,27 @@ class SweepRun {
     }
     std::ofstream(d + "/config.yaml") << configs_[i]->dump();
     return true;
+  }
+
+  // The same --set list over a base file whose contents changed is another trial too: a trial that has
+  // trained (it holds checkpoints) is neither continued nor reported with it. (A resumed one would only
+  // have shown a "resuming with a changed config" warning in its train.log, and a finished one's result
+  // belongs to the old config.) A config that no longer resolves is reported by prepare().
+  void check_same_config(size_t i) const {
+    std::ifstream in(dir(i) + "/config.yaml");
+    if (!in || !holds_checkpoints(dir(i))) return;
+    std::string resolved;
+    try {
+      resolved = o_.resolve(spec_.base, trials_[i].sets).dump();
+    } catch (const Error&) {
+      return;
+    }
+    std::stringstream saved;
+    saved << in.rdbuf();
+    if (saved.str() == resolved) return;
+    LUONG_FAIL("trial '", trials_[i].name, "' in ", o_.out_dir, " was trained with another config (the base file ",
+               spec_.base, " changed: ", changed_keys(saved.str(), resolved),
+               "): use another --out directory, or delete ", dir(i), " to rerun it");
   }
 
   // A trial directory holds one trial's checkpoints: refuse to continue it with other settings.
@@ -216,8 +295,8 @@ class SweepRun {
     if (child_interrupted || (interrupt_count() > 0 && !exited_ok(status))) {
       const std::string metrics = dir(i) + "/metrics.jsonl";
       // Killed before its summary (a second interrupt): the metrics log still tells how far it got.
-      const int64_t steps = summary ? summary->value("steps", int64_t{0}) : last_logged_step(metrics);
-      double rate = summary ? summary->value("tokens_per_s", 0.0) : 0.0;
+      const int64_t steps = summary ? number_or(*summary, "steps", int64_t{0}) : last_logged_step(metrics);
+      double rate = summary ? number_or(*summary, "tokens_per_s", 0.0) : 0.0;
       if (rate <= 0.0) rate = mean_train_tokens_per_s(metrics);
       mark_interrupted(i, steps, rate);
       say(str(tag(i), ": interrupted, resumable (", describe_wait_status(status), ")"));
@@ -225,13 +304,14 @@ class SweepRun {
     }
     if (!exited_ok(status) || !summary)
       return fail(i, str("luong train: ", describe_wait_status(status), summary ? "" : " (no --json summary line)",
-                         "; last lines of ", log, ":\n", log_tail(log, kErrorTailLines)));
+                         "; ", failure_reason(log), "; last lines of ", log, ":\n", log_tail(log, kErrorTailLines)));
     TrialResult& r = results_[i];
     const std::string metrics = dir(i) + "/metrics.jsonl";
     r.valid_ppl = best_valid_ppl(metrics);
-    if (!r.valid_ppl && summary->value("best_valid_ppl", 0.0) > 0.0) r.valid_ppl = (*summary)["best_valid_ppl"].get<double>();
-    r.steps = summary->value("steps", int64_t{0});
-    r.tokens_per_s = summary->value("tokens_per_s", 0.0);
+    if (!r.valid_ppl && number_or(*summary, "best_valid_ppl", 0.0) > 0.0)
+      r.valid_ppl = (*summary)["best_valid_ppl"].get<double>();
+    r.steps = number_or(*summary, "steps", int64_t{0});
+    r.tokens_per_s = number_or(*summary, "tokens_per_s", 0.0);
     // A run resumed after its last step trained nothing: its rate is 0, the metrics log has the real one.
     if (r.tokens_per_s <= 0.0) r.tokens_per_s = mean_train_tokens_per_s(metrics);
     r.stop_reason = summary->value("stop_reason", "");
@@ -253,8 +333,8 @@ class SweepRun {
     }
     const auto j = exited_ok(status) ? last_json_line(log, "bleu", log_offset) : std::nullopt;
     if (!j)
-      return fail(i, str("luong eval: ", describe_wait_status(status), "; last lines of ", log, ":\n",
-                         log_tail(log, kErrorTailLines)));
+      return fail(i, str("luong eval: ", describe_wait_status(status), "; ", failure_reason(log), "; last lines of ",
+                         log, ":\n", log_tail(log, kErrorTailLines)));
     results_[i].bleu = (*j)["bleu"].get<double>();
     finish_ok(i);
   }

@@ -75,7 +75,11 @@ json to_json(const TrialResult& r) {
                  return o;
                }()},
               {"sets", r.sets}, {"valid_ppl", optional_json(r.valid_ppl)}, {"bleu", optional_json(r.bleu)},
-              {"tokens_per_s", r.tokens_per_s}, {"wall_s", r.wall_s}, {"steps", r.steps}, {"attempts", r.attempts},
+              // null, not 0, for what was never measured (a trial that failed at start, or never ran)
+              {"tokens_per_s", r.tokens_per_s > 0 ? json(r.tokens_per_s) : json(nullptr)},
+              {"wall_s", r.wall_s > 0 ? json(r.wall_s) : json(nullptr)},
+              {"steps", r.steps > 0 || r.status == TrialStatus::ok ? json(r.steps) : json(nullptr)},
+              {"attempts", r.attempts},
               {"stop_reason", r.stop_reason}, {"resumed_from", r.resumed_from}, {"error", r.error}};
 }
 
@@ -92,9 +96,10 @@ TrialResult result_from_json(const json& j) {
   r.sets = j.at("sets").get<std::vector<std::string>>();
   r.valid_ppl = optional_from(j, "valid_ppl");
   r.bleu = optional_from(j, "bleu");
-  r.tokens_per_s = j.value("tokens_per_s", 0.0);
-  r.wall_s = j.value("wall_s", 0.0);
-  r.steps = j.value("steps", int64_t{0});
+  auto number = [&](const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0; };
+  r.tokens_per_s = number("tokens_per_s");
+  r.wall_s = number("wall_s");
+  r.steps = static_cast<int64_t>(number("steps"));
   r.attempts = j.value("attempts", int64_t{0});
   r.stop_reason = j.value("stop_reason", "");
   r.resumed_from = j.value("resumed_from", "");

@@ -454,8 +454,17 @@ TrainSummary Trainer::run() {
   resume();
   if (is_root() && opt_.on_started) opt_.on_started();
   window_start_s_ = progress_.elapsed_s();
-  if (opt_.max_epochs > 0 && epochs_completed_ >= opt_.max_epochs) stop_ = true, summary_.stop_reason = "already done";
-  if (opt_.max_steps > 0 && step_ >= opt_.max_steps) stop_ = true, summary_.stop_reason = "already done";
+  // A resumed run that had already ended stays ended, for the reason it ended: its limits, or early
+  // stopping (whose patience the checkpoint keeps; resuming used to train on past it and replace best.h5,
+  // so an interrupted sweep re-entering a finished trial got another result than an uninterrupted one).
+  if (opt_.max_epochs > 0 && epochs_completed_ >= opt_.max_epochs)
+    stop_ = true, summary_.stop_reason = str("already done (train.max_epochs = ", opt_.max_epochs, " reached)");
+  if (opt_.max_steps > 0 && step_ >= opt_.max_steps)
+    stop_ = true, summary_.stop_reason = str("already done (train.max_steps = ", opt_.max_steps, " reached)");
+  if (opt_.early_stopping > 0 && bad_validations_ >= opt_.early_stopping && step_ > 0)
+    stop_ = true, summary_.stop_reason = str("already done (early stopping: no improvement in ", bad_validations_,
+                                             " validations; raise train.early_stopping to train on)");
+
   while (!stop_) {
     if (!task_.next_batch()) {
       end_epoch();

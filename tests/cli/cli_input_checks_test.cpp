@@ -94,6 +94,15 @@ TEST_F(CliInputChecks, AverageRefusesDifferentModelConfig) {
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(has(r, "model.reverse_source")) << r.output;
   EXPECT_TRUE(has(r, other)) << r.output;
+  // Training-time dropout changes neither the parameters' meaning nor decoding: averaged all the same.
+  const std::string dropped = dir_ + "/other_dropout.h5";
+  copy_with_string(b_, dropped, "config", [](std::string cfg) {
+    const size_t at = cfg.find("dropout: ");
+    EXPECT_NE(at, std::string::npos) << cfg;
+    return at == std::string::npos ? cfg : cfg.replace(at, cfg.find('\n', at) - at, "dropout: 0.45");
+  });
+  const RunResult d = run_luong("average -o " + dir_ + "/avg_dropout.h5 " + a_ + " " + dropped);
+  EXPECT_EQ(d.status, 0) << d.output;
 }
 
 TEST_F(CliInputChecks, AverageRefusesToOverwriteAnInput) {

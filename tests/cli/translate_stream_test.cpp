@@ -68,5 +68,30 @@ TEST_F(TranslateStream, TranslatingInPartsChangesNothing) {
   EXPECT_NE(nbest.find("\n11 ||| "), std::string::npos) << nbest;  // the 12th sentence's index
 }
 
+// Decoding options not given on the command line come from the checkpoint's eval.* config (tiny.yaml's
+// beam is 3), as `luong sweep` scores a trial; given ones win.
+TEST_F(TranslateStream, DecodingDefaultsComeFromTheCheckpointsConfig) {
+  const std::string test = dir_ + "/data/test.";
+  auto eval_json = [&](const std::string& options) {
+    const RunResult r = run_luong_shell(std::string(LUONG_BINARY) + " eval --checkpoint " + ckpt_ + " --src " + test +
+                                        "src --ref " + test + "tgt --json " + options + " 2>/dev/null");
+    EXPECT_EQ(r.status, 0) << r.output;
+    return r.output;
+  };
+  const std::string configured = eval_json("");
+  EXPECT_NE(configured.find("\"beam_size\":3"), std::string::npos) << configured;
+  EXPECT_NE(eval_json("--beam 2").find("\"beam_size\":2"), std::string::npos);
+  // --n-best is checked against the checkpoint's beam when --beam is not given.
+  const std::string three = translate("--n-best 3 < " + src_);
+  size_t first_sentence = 0;
+  for (size_t at = 0; (at = three.find("0 ||| ", at)) != std::string::npos; ++at)
+    first_sentence += at == 0 || three[at - 1] == '\n';
+  EXPECT_EQ(first_sentence, 3u) << three;
+  const RunResult too_many = run_luong_shell(std::string(LUONG_BINARY) + " translate --checkpoint " + ckpt_ +
+                                             " --n-best 4 < " + src_ + " 2>&1");
+  EXPECT_NE(too_many.status, 0);
+  EXPECT_NE(too_many.output.find("--n-best must be at most --beam (3)"), std::string::npos) << too_many.output;
+}
+
 }  // namespace
 }  // namespace luong::testing

@@ -39,6 +39,23 @@ TEST(SweepInterrupted, RowShowsStepsAndRateOfThePartialRun) {
   }
 }
 
+// Under mpirun a trial's log ends with Open MPI's abort banner: the error cell shows luong's own reason (the
+// "aborting the job:" line the runner puts in the header), not the banner or the bare header.
+TEST(SweepInterrupted, ErrorCellOfAnMpirunTrialShowsLuongsReason) {
+  TrialResult r;
+  r.name = "t";
+  r.status = TrialStatus::failed;
+  r.error =
+      "luong train: exit status 1; luong: rank 0 of 2: aborting the job: file 'x.src' cannot be read: No such file or "
+      "directory; last lines of t/train.log:\nMPI_ABORT was invoked on rank 0 in communicator MPI_COMM_WORLD\n"
+      "with errorcode 1.\nNOTE: invoking MPI_ABORT causes Open MPI to kill all MPI processes.";
+  const ResultsTable t = make_table({r}, {}, false, false);
+  std::string cell;
+  for (size_t i = 0; i < t.header.size(); ++i)
+    if (t.header[i] == "error") cell = t.rows[0][i];
+  EXPECT_EQ(cell, "luong: rank 0 of 2: aborting the job: file 'x.src' cannot be read: No such file or directory");
+}
+
 TEST(SweepInterrupted, SummaryIsReadFromTheCurrentAttemptOnly) {
   testing::TempDir dir;
   const std::string first = "step 10\n{\"steps\":10,\"stop_reason\":\"interrupted (checkpoint saved)\"}\n";

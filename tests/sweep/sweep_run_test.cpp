@@ -253,6 +253,54 @@ TEST_F(SweepRunTest, KilledSweepLeavesNoTrainerRunning) {
   EXPECT_FALSE(fs::exists(t + "/result.json"));
 }
 
+// Two sweeps on one --out ran the same trials at once, each marking the other's running trials failed.
+// The second is now refused before it touches anything, naming the first.
+TEST_F(SweepRunTest, ASecondSweepOnTheSameOutIsRefused) {
+  const std::string spec = write_spec("grid:\n  model.attention: [dot]\n", "  train.max_steps: 1000000\n");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string cmd = "exec " + std::string(LUONG_BINARY) + " sweep " + spec + " --out " + dir_ + "/out > " + dir_ +
+                            "/first.log 2>&1";
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  const std::string t = trial("attention-dot");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline && !fs::exists(t + "/train.log"))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const Sweep second = run_sweep(spec + " --out " + dir_ + "/out");
+  kill(pid, SIGINT);
+  waitpid(pid, nullptr, 0);
+  EXPECT_NE(second.status, 0);
+  EXPECT_NE(second.err.find("--out " + dir_ + "/out is in use by another luong sweep (pid " + std::to_string(pid)),
+            std::string::npos)
+      << second.err;
+  EXPECT_FALSE(fs::exists(t + "/result.json")) << "the second sweep must not have recorded the running trial";
+}
+
+// The same --set list over a base config whose contents changed is another trial: a trial that trained
+// with the old contents is neither resumed nor reported under the new ones.
+TEST_F(SweepRunTest, AChangedBaseConfigIsRefusedForTrialsThatTrained) {
+  const std::string base = dir_ + "/base.yaml";
+  fs::copy_file(std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml", base);
+  std::string spec_text = read(write_spec("grid:\n  model.attention: [dot]\n", "  train.max_steps: 10\n"));
+  spec_text.replace(0, spec_text.find('\n'), "base: " + base);
+  const std::string spec = dir_ + "/spec.yaml";
+  std::ofstream(spec) << spec_text;
+  ASSERT_EQ(run_sweep(spec + " --out " + dir_ + "/out").status, 0);
+  std::string text = read(base);
+  const size_t at = text.find("dropout: 0.0");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, 12, "dropout: 0.1");
+  std::ofstream(base) << text;
+  const Sweep again = run_sweep(spec + " --out " + dir_ + "/out");
+  EXPECT_NE(again.status, 0);
+  EXPECT_NE(again.err.find("trial 'attention-dot' in " + dir_ + "/out was trained with another config (the base file " +
+                           base + " changed: model.dropout: 0.0 -> 0.1)"),
+            std::string::npos)
+      << again.err;
+}
+
 TEST_F(SweepRunTest, BadTrialsFailAloneAndAreReported) {
   const std::string spec = write_spec("grid:\n  data.train_src: [" + *data_ + "/train.src, " + dir_ +
                                       "/missing.src]\n  model.attention: [dot, nonsense]\n",

@@ -229,6 +229,39 @@ TEST_F(RunDirSafetyTest, ASaveThatRunsOutOfSpaceFailsCleanlyAndKeepsThePreviousC
   EXPECT_EQ(latest.checkpoint->path, checkpoint_path(dir, 20));
 }
 
+// A run that early stopping ended stays ended when resumed (the checkpoint holds its patience): resuming
+// used to train on past it and replace best.h5, so a sweep interrupted after a trial had stopped got
+// another result than an uninterrupted one. Raising train.early_stopping is how to train on.
+TEST_F(RunDirSafetyTest, AnEarlyStoppedRunStaysStoppedWhenResumed) {
+  const std::string dir = fresh_dir("safety_early_stopped");
+  // A learning rate too small to change anything: every validation after the first is no improvement.
+  const std::string stalled = "--set optim.lr=1e-30 --set train.early_stopping=2 --set train.valid_every=5 --json";
+  const RunResult first = run_luong(train_args(dir, stalled + " --set train.max_steps=100"));
+  ASSERT_EQ(first.status, 0) << first.output;
+  ASSERT_NE(first.output.find("\"steps\":15"), std::string::npos) << first.output;
+  ASSERT_NE(first.output.find("early stopping: no improvement in 2 validations"), std::string::npos) << first.output;
+  // The checkpoints, best.h5 and metrics.jsonl (config.yaml is rewritten by every run that starts).
+  auto saved_state = [&] {
+    auto files = snapshot(dir);
+    std::erase_if(files, [](const auto& kv) { return kv.first.ends_with(".yaml") || kv.first.ends_with(".txt"); });
+    return files;
+  };
+  const auto before = saved_state();
+  const RunResult again = run_luong(train_args(dir, stalled + " --set train.max_steps=200 --resume auto"));
+  ASSERT_EQ(again.status, 0) << again.output;
+  EXPECT_NE(again.output.find("\"steps\":15"), std::string::npos) << again.output;
+  EXPECT_NE(again.output.find("already done (early stopping: no improvement in 2 validations"), std::string::npos)
+      << again.output;
+  EXPECT_NE(again.output.find("\"last_valid_ppl\":null"), std::string::npos) << "not known after a no-op resume";
+  EXPECT_NE(again.output.find("\"tokens_per_s\":null"), std::string::npos) << again.output;
+  EXPECT_EQ(saved_state(), before) << "best.h5, the checkpoints and the metrics must be left as they were";
+  const RunResult more = run_luong(train_args(
+      dir, "--set optim.lr=1e-30 --set train.early_stopping=4 --set train.valid_every=5 --json --resume auto"
+           " --set train.max_steps=200"));
+  ASSERT_EQ(more.status, 0) << more.output;
+  EXPECT_NE(more.output.find("\"steps\":25"), std::string::npos) << "a larger patience trains on: " << more.output;
+}
+
 TEST_F(RunDirSafetyTest, ResumingWithAChangedConfigNamesTheChanges) {
   const std::string dir = fresh_dir("safety_changed");
   ASSERT_EQ(run_luong(train_args(dir)).status, 0);
@@ -268,7 +301,8 @@ TEST_F(RunDirSafetyTest, ASecondRunOnABusyDirectoryIsRefusedEvenWithOverwrite) {
   // The lock went with the process: the run can be continued (here: it is already past max_steps).
   const RunResult resumed = run_luong(train_args(dir, "--resume auto --set train.max_steps=1 --quiet --json"));
   EXPECT_EQ(resumed.status, 0) << resumed.output;
-  EXPECT_NE(resumed.output.find("\"stop_reason\":\"already done\""), std::string::npos) << resumed.output;
+  EXPECT_NE(resumed.output.find("\"stop_reason\":\"already done (train.max_steps = 1 reached)\""), std::string::npos)
+      << resumed.output;
 }
 
 TEST_F(RunDirSafetyTest, InterruptSavesACheckpointAndExits130) {
