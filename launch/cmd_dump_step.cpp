@@ -85,6 +85,12 @@ void run(const DumpStepArgs& a) {
               c.train.label_smoothing);
   LUONG_CHECK(a.dtype == "float32" || a.dtype == "float64", "dump-step: --dtype must be float32 or float64, got '",
               a.dtype, "'");
+  LUONG_CHECK(a.batch >= 1, "dump-step: --batch must be >= 1, got ", a.batch);
+  // The step runs in full float32 (or float64) on the CPU: a config saying otherwise would be recorded in the
+  // file and mislead the reference that reads it.
+  LUONG_CHECK(c.train.precision == "fp32", "dump-step: train.precision must be fp32 (the reference step is exact "
+              "float32 or float64 arithmetic), got ", c.train.precision);
+  LUONG_CHECK(c.device == "cpu", "dump-step: device must be cpu (the step is computed on the CPU), got ", c.device);
   const DType dtype = a.dtype == "float64" ? DType::f64 : DType::f32;
 
   // The same data path and initialisation as NmtTask, without the shuffling iterator: a fixed batch.
@@ -149,9 +155,8 @@ const bool kRegistered = add_command([](CLI::App& app) {
   cmd->add_option("--out,-o", a->out, "Output HDF5 file (a new file unless --force; its directory must exist)")
       ->required();
   cmd->add_flag("--force", a->force, "Replace --out if it exists");
-  cmd->add_option("--batch", a->batch, "Sentence pairs in the batch (the first ones of the training data)")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  cmd->add_option("--batch", a->batch, "Sentence pairs in the batch, >= 1 (the first ones of the training data)")
+      ->capture_default_str();
   cmd->add_option("--dtype", a->dtype, "float32 or float64 (parameters and arithmetic)")->capture_default_str();
   cmd->callback([a] { run(*a); });
 });

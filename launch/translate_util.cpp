@@ -149,9 +149,20 @@ void prepare_attention_plot_dir(const TranslateArgs& args) {
 void write_attention_plots(const TranslateArgs& args, const std::vector<nmt::Translation>& translations) {
   if (args.attention_plot.empty()) return;
   prepare_attention_plot_dir(args);  // again: it may have gone while decoding
+  // Each token is a 16-pixel cell with its label: past a few hundred a side the image is tens of thousands
+  // of pixels wide (a 10,000-token line made a 160,000-pixel PNG and half a GB of memory), legible to no one.
+  constexpr size_t kMaxPlotTokens = 300;
   const size_t n = std::min(translations.size(), static_cast<size_t>(args.plot_count));
-  for (size_t i = 0; i < n; ++i)
-    write_translation_heatmap(args.attention_plot + "/" + std::to_string(i + 1) + ".png", translations[i]);
+  for (size_t i = 0; i < n; ++i) {
+    const nmt::Translation& tr = translations[i];
+    if (tr.src_tokens.size() > kMaxPlotTokens || tr.attention.size() > kMaxPlotTokens) {
+      std::cerr << "luong: warning: no attention plot for sentence " << i + 1 << " (" << tr.src_tokens.size()
+                << " source x " << tr.attention.size() << " target tokens; plots are drawn up to " << kMaxPlotTokens
+                << " a side)\n";
+      continue;
+    }
+    write_translation_heatmap(args.attention_plot + "/" + std::to_string(i + 1) + ".png", tr);
+  }
 }
 
 }  // namespace luong::cli

@@ -240,9 +240,12 @@ void Trainer::resume() {
     // shape what is loaded (the model, the vocabularies, the optimizer), not paths or rates.
     std::vector<std::string> shaping;
     for (const std::string& c : config_changes_since(*ckpt).others) {
-      const bool shapes_state = c.rfind("model.", 0) == 0 || c.rfind("optim.name:", 0) == 0 ||
-                                c.rfind("data.src_vocab_size:", 0) == 0 || c.rfind("data.tgt_vocab_size:", 0) == 0 ||
-                                c.rfind("data.min_freq:", 0) == 0 || c.rfind("data.lowercase:", 0) == 0;
+      static const char* const kShaping[] = {"model.",          "optim.name:",         "data.src_vocab_size:",
+                                             "data.tgt_vocab_size:", "data.min_freq:",   "data.lowercase:",
+                                             "data.max_len:",   "data.pool_batches:", "train.batch_size:",
+                                             "train.batch_by:"};  // the model, vocabularies, optimizer, data position
+      bool shapes_state = false;
+      for (const char* k : kShaping) shapes_state = shapes_state || c.rfind(k, 0) == 0;
       if (shapes_state) shaping.push_back(c);
     }
     const std::string changed = joined(shaping);

@@ -78,7 +78,8 @@ void add_data(ConfigSchema& s) {
   bounded(s.add_int("data.min_freq", 1, "Tokens seen fewer times than this in training data map to <unk>."), 1);
   s.add_bool("data.lowercase", false, "Lowercase text before tokenising (output is then lowercase too).");
   bounded(s.add_int("data.max_len", 50, "Training pairs with more tokens than this on either side are skipped "
-                                        "(and counted in the log)."),
+                                        "(and counted in the log). The vocabularies are built from every training "
+                                        "line, these included; validation pairs are never skipped."),
           1);
   // pool_batches x train.batch_size x ranks is the pool's budget (int64): both are capped so it cannot overflow.
   bounded(s.add_int("data.pool_batches", 100, "Length bucketing: examples are sorted by length within pools of "
@@ -220,6 +221,9 @@ NmtConfig nmt_config_from(const Config& c) {
   if (m.tie_embeddings && m.embedding_size != m.hidden_size)
     LUONG_FAIL("config: model.tie_embeddings needs model.embedding_size (", m.embedding_size,
                ") == model.hidden_size (", m.hidden_size, ")");
+  if (m.bidirectional_encoder && m.hidden_size % 2 != 0)
+    LUONG_FAIL("config: model.bidirectional_encoder needs an even model.hidden_size (each direction has half), got ",
+               m.hidden_size);
 
   DataConfig& d = n.data;
   d.train_src = c.get_string("data.train_src");

@@ -66,6 +66,11 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   if (!cfg.data.valid_src.empty()) {
     valid_ = load_corpus(cfg.data.valid_src, cfg.data.valid_tgt, tokenizer, src_vocab_, tgt_vocab_, 0);
     log(str("valid: ", valid_->stats.summary()));
+    // A validation of nothing would report perplexity exp(0 / 0) = 0 as the best, and early stopping and the
+    // plateau schedule would act on it.
+    LUONG_CHECK(!valid_->examples.empty(), "no validation pairs in ", cfg.data.valid_src, " / ", cfg.data.valid_tgt,
+                " (", valid_->stats.summary(), "): give a validation set with non-empty pairs, or leave ",
+                "data.valid_src and data.valid_tgt empty to train without validation");
   }
 
   BatchingOptions bo;

@@ -5,6 +5,8 @@
 
 #include "framework/io/checkpoint.h"
 #include "models/nmt/data/text_reader.h"
+#include "models/nmt/data/tokenizer.h"
+#include "models/nmt/data/utf8.h"
 #include "models/nmt/nmt_task.h"
 
 namespace luong::nmt {
@@ -139,6 +141,11 @@ std::unordered_map<std::string, std::string> read_dictionary(const std::string& 
       LUONG_FAIL("dictionary ", path, " line ", i + 1,
                  ": expected two tab-separated columns 'source<TAB>target', got '", lines[i], "' (more than one tab)");
     const std::string source = lines[i].substr(0, tab);
+    // The words it replaces are single tokens: a source with whitespace in it could never match.
+    for (const char32_t ch : utf8_decode(source))
+      if (is_space_char(ch))
+        LUONG_FAIL("dictionary ", path, " line ", i + 1, ": source word '", source,
+                   "' contains whitespace; entries map one source token to its translation");
     // Two targets for one word: which one wins would be an accident of the file order.
     if (const auto seen = line_of.find(source); seen != line_of.end())
       LUONG_FAIL("dictionary ", path, " line ", i + 1, ": source word '", source, "' is already defined on line ",

@@ -3,6 +3,7 @@
 // subcommands, and messages that show luong's internals only under LUONG_DEBUG.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -208,6 +209,18 @@ TEST_F(CliInputChecks, DumpStepRefusesAnExistingOutputAndAMissingDirectory) {
   const RunResult forced = run_luong(args + " --force -o " + other);
   EXPECT_EQ(forced.status, 0) << forced.output;
   EXPECT_TRUE(load_checkpoint(other).state.tensors.count("batch/src"));
+  // The step is exact float32 (or float64) arithmetic on the CPU: a config saying otherwise would be
+  // recorded in the file and mislead the reference that reads it.
+  const RunResult bf16 = run_luong(args + " --force -o " + other + " --set train.precision=bf16");
+  EXPECT_EQ(bf16.status, 1) << bf16.output;
+  EXPECT_TRUE(has(bf16, "train.precision must be fp32")) << bf16.output;
+  const RunResult cuda = run_luong(args + " --force -o " + other + " --set device=cuda");
+  EXPECT_EQ(cuda.status, 1) << cuda.output;
+  EXPECT_TRUE(has(cuda, "device must be cpu")) << cuda.output;
+  std::string no_batch = args;
+  no_batch.replace(no_batch.find(" --batch 4"), 10, " --batch 0");
+  const RunResult zero = run_luong(no_batch + " --force -o " + other);
+  EXPECT_TRUE(has(zero, "--batch must be >= 1, got 0")) << zero.output;
   const std::string missing = dir_ + "/no_such_dir/sub";
   const RunResult nodir = run_luong(args + " -o " + missing + "/step.h5");
   EXPECT_EQ(nodir.status, 1) << nodir.output;
@@ -366,6 +379,12 @@ TEST_F(CliInputChecks, DictionaryFilesAreChecked) {
   const RunResult r2 = run_luong(translate + dup + " < " + src_);
   EXPECT_EQ(r2.status, 1) << r2.output;
   EXPECT_TRUE(has(r2, "dictionary " + dup + " line 3: source word 'ba' is already defined on line 1")) << r2.output;
+  // A source word with whitespace could never match a token: it was accepted and silently did nothing.
+  const std::string spaced = dir_ + "/dict_spaced.tsv";
+  write_file(spaced, "ba\tbravo\nko \tkilo\n");
+  const RunResult r3 = run_luong(translate + spaced + " < " + src_);
+  EXPECT_EQ(r3.status, 1) << r3.output;
+  EXPECT_TRUE(has(r3, "dictionary " + spaced + " line 2: source word 'ko ' contains whitespace")) << r3.output;
   EXPECT_EQ(run_luong(translate + good + " < " + src_).status, 0);
   // Without --unk-replace the dictionary was read and silently unused.
   for (const std::string& cmd : {"translate --checkpoint " + ckpt_ + " --dictionary " + good + " < " + src_,
@@ -400,6 +419,21 @@ TEST_F(CliInputChecks, AttentionPlotPathIsCheckedBeforeDecoding) {
   const RunResult ok = sh("LUONG " + translate + " --attention-plot " + plots + " --plot-count 2 2>&1");
   EXPECT_EQ(ok.status, 0) << ok.output;
   EXPECT_TRUE(std::filesystem::exists(plots + "/2.png"));
+  // A sentence of more than 300 tokens is not drawn (it made images 160,000 pixels wide): said, and the
+  // other sentences are plotted.
+  std::ifstream in(src_);
+  std::string first, longer;
+  std::getline(in, first);
+  while (std::count(longer.begin(), longer.end(), ' ') < 320) longer += first + " ";
+  const std::string two = dir_ + "/long_then_short.src";
+  write_file(two, longer + "\n" + first + "\n");
+  const std::string capped = dir_ + "/plots/capped";
+  const RunResult big = sh("LUONG translate --checkpoint " + ckpt_ + " --max-len-ratio 0.1 --attention-plot " + capped +
+                           " < " + two + " 2>&1");
+  EXPECT_EQ(big.status, 0) << big.output;
+  EXPECT_TRUE(has(big, "warning: no attention plot for sentence 1")) << big.output;
+  EXPECT_FALSE(std::filesystem::exists(capped + "/1.png"));
+  EXPECT_TRUE(std::filesystem::exists(capped + "/2.png"));
 }
 
 // Damaged vocabularies in a checkpoint: the loader's messages did not name the file or the entry.

@@ -185,6 +185,13 @@ TEST_F(CliTest, UserErrorsAreClear) {
   const RunResult missing = run_luong(train(fresh_dir("cli_err3"), "--set data.train_src=/nonexistent/x.src"));
   EXPECT_NE(missing.status, 0);
   EXPECT_NE(missing.output.find("/nonexistent/x.src"), std::string::npos) << missing.output;
+  // A validation set of blank lines used to validate to perplexity 0, recorded as the best.
+  const std::string blank = fresh_dir("cli_err_blank_valid") + "/blank.txt";
+  std::ofstream(blank) << "\n  \n\t\n";
+  const RunResult empty_valid =
+      run_luong(train(fresh_dir("cli_err4"), "--set data.valid_src=" + blank + " --set data.valid_tgt=" + blank));
+  EXPECT_NE(empty_valid.status, 0);
+  EXPECT_NE(empty_valid.output.find("no validation pairs in " + blank), std::string::npos) << empty_valid.output;
   const RunResult ckpt = run_luong("eval --checkpoint " + data_ + "/test.src --src " + data_ + "/test.src --ref " +
                                    data_ + "/test.tgt");
   EXPECT_NE(ckpt.status, 0);

@@ -119,6 +119,10 @@ TEST(NmtSchema, RejectsBadDevicesAndCrossKeyConflicts) {
   t.set("model.tie_embeddings=true");
   t.set("model.embedding_size=128");
   EXPECT_ERROR_HAS(nmt_config_from(t), "model.tie_embeddings", "embedding_size (128)", "hidden_size (256)");
+  Config b(nmt_schema());  // caught with the config, not when the model is built in a fresh run directory
+  b.set("model.bidirectional_encoder=true");
+  b.set("model.hidden_size=63");
+  EXPECT_ERROR_HAS(nmt_config_from(b), "model.bidirectional_encoder needs an even model.hidden_size", "got 63");
   Config v(nmt_schema());
   v.set("data.valid_src=x");
   EXPECT_ERROR_HAS(nmt_config_from(v), "data.valid_src and data.valid_tgt");

@@ -232,6 +232,17 @@ TEST_F(RunDirSafetyTest, ASaveThatRunsOutOfSpaceFailsCleanlyAndKeepsThePreviousC
 // A run that early stopping ended stays ended when resumed (the checkpoint holds its patience): resuming
 // used to train on past it and replace best.h5, so a sweep interrupted after a trial had stopped got
 // another result than an uninterrupted one. Raising train.early_stopping is how to train on.
+// Another data.max_len keeps other pairs, so the saved data position no longer fits: the refusal names
+// the key, not only its guesses (corpus, batch size, processes).
+TEST_F(RunDirSafetyTest, ARefusedResumeNamesTheDataKeyThatMovedThePosition) {
+  const std::string dir = fresh_dir("safety_max_len");
+  ASSERT_EQ(run_luong(train_args(dir, "--quiet --set train.valid_every=0")).status, 0);
+  const RunResult r =
+      run_luong(train_args(dir, "--quiet --set train.valid_every=0 --resume auto --set train.max_steps=30 --set data.max_len=6"));
+  EXPECT_NE(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("data.max_len: 20 -> 6"), std::string::npos) << r.output;
+}
+
 TEST_F(RunDirSafetyTest, AnEarlyStoppedRunStaysStoppedWhenResumed) {
   const std::string dir = fresh_dir("safety_early_stopped");
   // A learning rate too small to change anything: every validation after the first is no improvement.
