@@ -148,8 +148,9 @@ void run(const DumpStepArgs& a) {
 
 const bool kRegistered = add_command([](CLI::App& app) {
   auto a = std::make_shared<DumpStepArgs>();
-  auto* cmd = app.add_subcommand("dump-step", "Write one training step (parameters, batch, loss, gradients, update) "
-                                              "of a fresh model to HDF5 for a reference implementation to check");
+  auto* cmd = app.add_subcommand("dump-step", "Write one training step (parameters, batch, loss, gradients, update "
+                                              "at optim.lr, no schedule) of a fresh model to HDF5 for a reference "
+                                              "implementation to check");
   cmd->add_option("--config,-c", a->config, "YAML config file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--set", a->sets, "Override a config key: --set section.key=value (repeatable)");
   cmd->add_option("--out,-o", a->out, "Output HDF5 file (a new file unless --force; its directory must exist)")

@@ -8,7 +8,7 @@
 
 namespace luong {
 
-void MetricsLog::open(const std::string& path, int64_t keep_up_to_step) {
+void MetricsLog::open(const std::string& path, int64_t keep_up_to_step, int64_t keep_valid_up_to_step) {
   if (keep_up_to_step >= 0 && std::filesystem::exists(path)) {
     std::ifstream in(path);
     std::vector<std::string> kept;
@@ -17,6 +17,9 @@ void MetricsLog::open(const std::string& path, int64_t keep_up_to_step) {
       const auto rec = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
       if (rec.is_discarded()) continue;  // a line cut by a crash
       if (rec.contains("step") && rec["step"].get<int64_t>() > keep_up_to_step) continue;
+      if (keep_valid_up_to_step >= 0 && rec.value("type", "") == "valid" && rec.contains("step") &&
+          rec["step"].get<int64_t>() > keep_valid_up_to_step)
+        continue;
       kept.push_back(line);
     }
     in.close();

@@ -263,11 +263,15 @@ void Trainer::resume() {
                             str("the processes resumed from different checkpoints (rank ", group_.rank(), " loaded ",
                                 ckpt->path, "); every process must resume from the same file"));
   last_saved_step_ = step_;
-  last_valid_step_ = step_;  // the checkpointed step's validation (if due) already ran
+  // Whether the checkpointed step's validation had run: a checkpoint written at the last step of an epoch
+  // precedes the epoch's validation, which the resumed run must then do (once). Older checkpoints do not
+  // say; their step's validation, if due, is taken as done.
+  const auto saved_valid = s.ints.find("trainer/last_valid_step");
+  last_valid_step_ = saved_valid != s.ints.end() ? saved_valid->second : step_;
   summary_.resumed_from = ckpt->path;
   say("resumed from " + ckpt->path + " at step " + std::to_string(step_));
   warn_about_config_changes(*ckpt);
-  if (is_root() && !opt_.run_dir.empty()) metrics_.open(opt_.run_dir + "/metrics.jsonl", step_);
+  if (is_root() && !opt_.run_dir.empty()) metrics_.open(opt_.run_dir + "/metrics.jsonl", step_, last_valid_step_);
 }
 
 void Trainer::save_checkpoint_now(bool best) {
@@ -292,6 +296,7 @@ void Trainer::save_checkpoint_now(bool best) {
   state.ints["trainer/epochs_completed"] = epochs_completed_;
   state.ints["trainer/bad_validations"] = bad_validations_;
   state.ints["trainer/bad_steps"] = bad_steps_;
+  state.ints["trainer/last_valid_step"] = last_valid_step_;
   state.floats["trainer/best_valid_ppl"] = best_valid_ppl_;
   for (const auto& [k, v] : opt_.checkpoint_strings) state.strings[k] = v;
   last_saved_step_ = step_;
@@ -324,7 +329,10 @@ void Trainer::check_parameters_across_ranks() {
 void Trainer::log_train(double grad_norm, double lr) {
   const double now = progress_.elapsed_s();
   const double loss = window_tokens_ ? window_loss_ / static_cast<double>(window_tokens_) : 0.0;
-  const double tps = (now - window_start_s_) > 0 ? static_cast<double>(window_tokens_) / (now - window_start_s_) : 0.0;
+  // Over the window's training time: validation and checkpoint writes inside it are left out, as in the
+  // --json summary's rate.
+  const double training_s = (now - window_start_s_) - (outside_training_s_ - window_outside_start_s_);
+  const double tps = training_s > 0 ? static_cast<double>(window_tokens_) / training_s : 0.0;
   summary_.last_train_loss = loss;
   const MemoryStats mem = allocator_for(task_.parameters().data().device()).stats();
   if (is_root()) {
@@ -336,13 +344,14 @@ void Trainer::log_train(double grad_norm, double lr) {
                     {"elapsed_s", now}, {"mem_allocated", mem.allocated}, {"mem_peak", mem.peak},
                     {"mem_cached", mem.cached}});
   }
-  window_loss_ = 0.0, window_tokens_ = 0, window_start_s_ = now;
+  window_loss_ = 0.0, window_tokens_ = 0, window_start_s_ = now, window_outside_start_s_ = outside_training_s_;
 }
 
 void Trainer::train_step() {
   FlatParameters& params = task_.parameters();
   params.zero_grad();
   const StepResult r = task_.forward_backward();
+  last_step_epoch_ = task_.epoch();
   if (reducer_) reducer_->finish();
   // Token-weighted averaging: the gradient is a sum over this rank's tokens; summing over ranks and
   // dividing by the global token count gives exactly the one-process update on the whole global batch.
@@ -394,13 +403,15 @@ void Trainer::train_step() {
   if (opt_.check_every > 0 && step_ % opt_.check_every == 0) check_parameters_across_ranks();
 }
 
-void Trainer::validate() {
+void Trainer::validate(int64_t epoch) {
   if (!task_.has_validation()) return;
-  last_valid_step_ = step_;
   const double started = progress_.elapsed_s();
   const ValidationResult v = task_.validate();
   outside_training_s_ += progress_.elapsed_s() - started;
-  if (stopping()) return;  // interrupted: the result may be partial, and the run is ending anyway
+  // Interrupted: the result may be partial and is not used; the checkpoint then says this step's
+  // validation has not run, and the resumed run does it.
+  if (stopping()) return;
+  last_valid_step_ = step_;
   const double ppl = ppl_of(v.loss_sum, v.tokens);
   summary_.last_valid_ppl = ppl;
   schedule_.on_validation(ppl);
@@ -414,7 +425,7 @@ void Trainer::validate() {
   say(str("validation at step ", step_, ": ppl ", ppl, improved ? " (best)" : "", "  loss ",
           v.tokens ? v.loss_sum / static_cast<double>(v.tokens) : 0.0));
   if (is_root()) {
-    nlohmann::json rec{{"type", "valid"}, {"step", step_}, {"epoch", task_.epoch()},
+    nlohmann::json rec{{"type", "valid"}, {"step", step_}, {"epoch", epoch},
                        {"valid_loss", v.tokens ? v.loss_sum / static_cast<double>(v.tokens) : 0.0},
                        {"valid_ppl", ppl}, {"best_valid_ppl", best_valid_ppl_}, {"elapsed_s", progress_.elapsed_s()}};
     for (const auto& [k, val] : v.extra) rec[k] = val;
@@ -425,9 +436,10 @@ void Trainer::validate() {
                v.tokens, " tokens); no checkpoint was written for it, and the earlier ones in ",
                opt_.run_dir.empty() ? "(no run dir)" : opt_.run_dir,
                " are intact. Lower optim.lr or set optim.clip_norm.");
-  if (opt_.checkpoint_every == 0 || improved) {
-    // Saved again even if this step was saved before validating: the checkpoint must hold the
-    // validation's outcome (best perplexity, patience) for an exact resume.
+  if (opt_.checkpoint_every == 0 || improved || last_saved_step_ == step_) {
+    // Saved again even if this step was saved before validating (an epoch's or the run's last step): the
+    // checkpoint must hold the validation's outcome (best perplexity, patience, schedule) for an exact
+    // resume.
     last_saved_step_ = -1;
     save_checkpoint_now(improved);
   }
@@ -441,7 +453,10 @@ void Trainer::end_epoch() {
   ++epochs_completed_;
   schedule_.on_epoch_end(epochs_completed_);
   say(str("epoch ", epochs_completed_, " done at step ", step_));
-  if (opt_.valid_every == 0) validate();
+  // Not again for a step already validated: a run that stopped at its last step (train.max_steps) validated
+  // it before ending, and resumed with a higher limit it ends the epoch here; a second validation of the
+  // same parameters counted as "no improvement" for the plateau schedule and early stopping.
+  if (opt_.valid_every == 0 && last_valid_step_ != step_) validate(epochs_completed_);
   if (opt_.max_epochs > 0 && epochs_completed_ >= opt_.max_epochs) {
     stop_ = true;
     summary_.stop_reason = str("reached train.max_epochs = ", opt_.max_epochs);
@@ -456,7 +471,7 @@ TrainSummary Trainer::run() {
   }
   resume();
   if (is_root() && opt_.on_started) opt_.on_started();
-  window_start_s_ = progress_.elapsed_s();
+  window_start_s_ = progress_.elapsed_s(), window_outside_start_s_ = outside_training_s_;
   // A resumed run that had already ended stays ended, for the reason it ended: its limits, or early
   // stopping (whose patience the checkpoint keeps; resuming used to train on past it and replace best.h5,
   // so an interrupted sweep re-entering a finished trial got another result than an uninterrupted one).
@@ -474,7 +489,7 @@ TrainSummary Trainer::run() {
       continue;
     }
     train_step();
-    if (opt_.valid_every > 0 && step_ % opt_.valid_every == 0) validate();
+    if (opt_.valid_every > 0 && step_ % opt_.valid_every == 0) validate(task_.epoch());
     if (opt_.checkpoint_every > 0 && step_ % opt_.checkpoint_every == 0) save_checkpoint_now();
     if (opt_.max_steps > 0 && step_ >= opt_.max_steps) {
       stop_ = true;
@@ -488,7 +503,7 @@ TrainSummary Trainer::run() {
   }
   // The end of the run: a final validation when the last one is stale, and a final checkpoint.
   if (last_valid_step_ != step_ && step_ > 0 && summary_.stop_reason.rfind("early", 0) != 0 && !stopping())
-    validate();
+    validate(last_step_epoch_ > 0 ? last_step_epoch_ : task_.epoch());
   save_checkpoint_now();
   summary_.steps = step_;
   summary_.epochs_completed = epochs_completed_;

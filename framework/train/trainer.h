@@ -73,7 +73,9 @@ class Trainer {
  private:
   void resume();
   void train_step();
-  void validate();
+  // `epoch` labels the metrics record: the epoch the validated step belongs to (at an epoch's end the data
+  // iterator has already moved on to the next one).
+  void validate(int64_t epoch);
   void end_epoch();
   void save_checkpoint_now(bool best = false);
   std::optional<Checkpoint> checkpoint_to_resume();
@@ -109,11 +111,13 @@ class Trainer {
   int64_t bad_steps_ = 0;
   int64_t last_saved_step_ = -1;
   int64_t last_valid_step_ = -1;
+  int64_t last_step_epoch_ = 0;  // the epoch of the last step this process took (0: none yet)
 
   // Window statistics for the progress line (not saved).
   double window_loss_ = 0.0;
   int64_t window_tokens_ = 0;
   double window_start_s_ = 0.0;
+  double window_outside_start_s_ = 0.0;  // outside_training_s_ when the log window began
   int64_t total_tokens_ = 0;
   double outside_training_s_ = 0.0;  // validation and checkpoint time, left out of the throughput
   TrainSummary summary_;

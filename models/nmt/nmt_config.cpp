@@ -105,8 +105,10 @@ void add_train(ConfigSchema& s) {
           0);
   bounded(s.add_int("train.early_stopping", 0, "Stop after this many validations without improvement; 0 = off."),
           0);
-  bounded(s.add_number("train.label_smoothing", 0.0, "Label smoothing epsilon of the cross-entropy loss."), 0.0,
-          0.99);
+  bounded(s.add_number("train.label_smoothing", 0.0,
+                       "Label smoothing epsilon of the cross-entropy loss. The training loss (and the ppl of the "
+                       "progress line and train records) is then the smoothed loss; validation is not smoothed."),
+          0.0, 0.99);
   bounded(s.add_int("train.max_bad_steps", 5, "Stop after this many consecutive steps with a NaN/Inf loss (such "
                                               "steps are skipped)."),
           1);
@@ -123,7 +125,10 @@ void add_optim(ConfigSchema& s) {
   s.add_choice("optim.name", "adam", {"sgd", "adam"}, "Optimizer: plain SGD (the paper) or Adam.");
   positive(s.add_number("optim.lr", 0.001, "Learning rate (the paper: SGD with 1.0)."));
   bounded(s.add_number("optim.clip_norm", 5.0, "Rescale gradients whose global L2 norm exceeds this; 0 = off."), 0.0);
-  bounded(s.add_number("optim.weight_decay", 0.0, "L2 weight decay coefficient."), 0.0);
+  bounded(s.add_number("optim.weight_decay", 0.0,
+                       "Weight decay coefficient: decoupled from the gradient for adam "
+                       "(AdamW: p -= lr * wd * p), an L2 term added to the gradient for sgd."),
+          0.0);
   bounded(s.add_number("optim.beta1", 0.9, "Adam beta1."), 0.0, 0.999999);
   bounded(s.add_number("optim.beta2", 0.999, "Adam beta2."), 0.0, 0.999999999);
   positive(s.add_number("optim.eps", 1e-8, "Adam epsilon."));
@@ -132,8 +137,10 @@ void add_optim(ConfigSchema& s) {
                "(multiply by decay_factor when validation perplexity stops improving), warmup (linear warmup then "
                "inverse square root), constant.")
       .check = check_non_empty;
-  bounded(s.add_int("optim.decay_start", 8, "luong schedule: after epoch K, multiply the rate by decay_factor at "
-                                            "every epoch end (the paper: K = 8 of 12)."),
+  bounded(s.add_int("optim.decay_start", 8,
+                    "luong schedule: epochs 1 to K run at optim.lr, epoch e > K at "
+                    "optim.lr * decay_factor^(e - K) (the paper: K = 8 of 12; K = 0 decays "
+                    "from the first epoch)."),
           0);
   positive(s.add_number("optim.decay_factor", 0.5, "Multiplier applied at each decay (plateau schedule: below 1)."),
            1.0);

@@ -2,14 +2,20 @@
 // --resume auto ends with parameters bitwise identical to a run that was never stopped.
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <tuple>
 #include <optional>
 #include <random>
 #include <thread>
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
+#include "framework/train/metrics_log.h"
 #include "tests/support/run_luong.h"
 
 namespace luong::testing {
@@ -82,6 +88,57 @@ TEST_F(ResumeTest, KilledAndResumedRunEqualsUninterruptedRun) {
   const RunResult last = run_luong(train_args(killed, "--resume auto"));  // finish whatever is left
   ASSERT_EQ(last.status, 0) << last.output;
   expect_bitwise_equal(reference, model_of(checkpoint_path(killed, 120)));
+}
+
+// "valid" records of metrics.jsonl, as (step, epoch, ppl) in file order.
+std::vector<std::tuple<int64_t, int64_t, double>> valid_records(const std::string& run_dir) {
+  std::vector<std::tuple<int64_t, int64_t, double>> out;
+  std::ifstream in(run_dir + "/metrics.jsonl");
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["type"] == "valid") out.emplace_back(j["step"], j["epoch"], j["valid_ppl"]);
+  }
+  return out;
+}
+
+// A run that stopped at train.max_steps on an epoch's last step validated that step before ending; resumed
+// with a higher limit, it ended the epoch and validated the same parameters again, a tie the plateau
+// schedule counted as no improvement (halving the rate). Extending it must equal having set the higher
+// limit from the start: same parameters, the same validations, each once, labelled with its epoch.
+TEST_F(ResumeTest, ExtendingARunStoppedAtAnEpochsEndEqualsAnUninterruptedRun) {
+  const std::string per_epoch =
+      "--set train.valid_every=0 --set optim.schedule=plateau --set optim.plateau_patience=1 --set train.max_steps=60";
+  const std::string straight = fresh_dir("resume_epoch_straight");
+  ASSERT_EQ(run_luong(train_args(straight, per_epoch)).status, 0);
+  const auto reference = valid_records(straight);
+  ASSERT_GE(reference.size(), 2u);
+  const int64_t epoch_steps = std::get<0>(reference[0]);
+  EXPECT_EQ(std::get<1>(reference[0]), 1) << "the first epoch's validation is epoch 1's";
+
+  const std::string extended = fresh_dir("resume_epoch_extended");
+  ASSERT_EQ(run_luong(train_args(extended, per_epoch + " --set train.max_steps=" + std::to_string(epoch_steps))).status, 0);
+  ASSERT_EQ(run_luong(train_args(extended, per_epoch + " --resume auto")).status, 0);
+  expect_bitwise_equal(model_of(checkpoint_path(straight, 60)), model_of(checkpoint_path(extended, 60)));
+  EXPECT_EQ(valid_records(extended), reference);
+}
+
+// A checkpoint written just before its step's validation (an epoch's last step) is followed, when resumed,
+// by that validation: a record the killed run had already written for it must not stay a second time.
+TEST(MetricsLog, AResumedRunKeepsValidRecordsOnlyUpToItsCheckpointsValidation) {
+  const std::string dir = fresh_dir("metrics_log_resume");
+  const std::string path = dir + "/metrics.jsonl";
+  std::ofstream(path) << R"({"type":"train","step":40})" << "\n" << R"({"type":"valid","step":40})" << "\n"
+                      << R"({"type":"train","step":80})" << "\n" << R"({"type":"valid","step":80})" << "\n"
+                      << R"({"type":"train","step":90})" << "\n";
+  {
+    MetricsLog log;
+    log.open(path, 80, 40);  // the checkpoint at step 80 was written before step 80's validation
+  }
+  std::ifstream in(path);
+  std::stringstream kept;
+  kept << in.rdbuf();
+  EXPECT_EQ(kept.str(), std::string(R"({"type":"train","step":40})") + "\n" + R"({"type":"valid","step":40})" + "\n" +
+                            R"({"type":"train","step":80})" + "\n");
 }
 
 TEST_F(ResumeTest, KilledDuringACheckpointWriteKeepsThePreviousOneAndResumesExactly) {
