@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   luong::cli::register_commands(app);
   if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {
     std::cerr << "luong: error: " << unknown << "\n";
-    return 1;
+    return 2;  // a usage error, like every other one
   }
   try {
     app.parse(argc, argv);

@@ -382,10 +382,15 @@ void Trainer::train_step() {
     say(str("warning: step ", step_, ": non-finite or diverged loss or gradient (loss sum ", loss_sum, " over ",
             tokens, " tokens); update skipped (", bad_steps_, " in a row)"));
     if (bad_steps_ >= opt_.max_bad_steps) {
-      const std::string kept =
-          opt_.run_dir.empty() ? std::string("no run dir was written")
-                               : str("the checkpoints in ", opt_.run_dir, " are intact (none was written after step ",
-                                     last_saved_step_, "; best.h5 is the best validated one)");
+      std::string kept;
+      if (opt_.run_dir.empty()) {
+        kept = "no run dir was written";
+      } else if (last_saved_step_ < 0) {
+        kept = str("no checkpoint was written in ", opt_.run_dir);
+      } else {
+        kept = str("the checkpoints in ", opt_.run_dir, " are intact (none was written after step ", last_saved_step_,
+                   "; best.h5, if any, is the best validated one)");
+      }
       LUONG_FAIL("training stopped: ", bad_steps_,
                  " consecutive steps had a NaN/Inf loss or gradient, or a diverged loss (train.max_bad_steps = ",
                  opt_.max_bad_steps, "); ", kept, ". Lower optim.lr or set optim.clip_norm.");

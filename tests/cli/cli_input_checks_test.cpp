@@ -466,7 +466,7 @@ TEST_F(CliInputChecks, EvalDoesNotOfferTranslateOnlyOptions) {
 
 TEST_F(CliInputChecks, MistypedSubcommandIsNamed) {
   const RunResult r = run_luong("trian --config x.yaml");
-  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.status, 2) << r.output;  // a usage error, like an unknown option
   EXPECT_TRUE(has(r, "unknown subcommand 'trian'")) << r.output;
   EXPECT_TRUE(has(r, "train, translate")) << r.output;  // the valid ones, sorted
 }
