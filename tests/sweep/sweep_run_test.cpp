@@ -86,6 +86,23 @@ class SweepRunTest : public ::testing::Test {
 
   std::string trial(const std::string& name) const { return dir_ + "/out/trials/" + name; }
 
+  // Starts `luong sweep SPEC --out DIR/out` in the background, its output in `log`, and waits (up to 30 s)
+  // until trial `name` has logged a training record; returns the sweep's pid.
+  pid_t start_sweep_until_training(const std::string& spec, const std::string& log, const std::string& name) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const std::string cmd = "exec " + std::string(LUONG_BINARY) + " sweep " + spec + " --out " + dir_ + "/out > " +
+                              log + " 2>&1";
+      execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (std::chrono::steady_clock::now() < deadline &&
+           read(trial(name) + "/metrics.jsonl").find("\"type\":\"train\"") == std::string::npos)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return pid;
+  }
+
   static std::string* data_;
   std::string dir_;
 };
@@ -221,18 +238,8 @@ TEST_F(SweepRunTest, BleuMetricEvaluatesEveryTrial) {
 TEST_F(SweepRunTest, KilledSweepLeavesNoTrainerRunning) {
   // A trial far too long to finish; the sweep is SIGKILLed (no chance to forward anything) mid-training.
   const std::string spec = write_spec("grid:\n  model.attention: [dot]\n", "  train.max_steps: 1000000\n");
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const std::string cmd = "exec " + std::string(LUONG_BINARY) + " sweep " + spec + " --out " + dir_ + "/out > " + dir_ +
-                            "/sweep.log 2>&1";
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  const pid_t pid = start_sweep_until_training(spec, dir_ + "/sweep.log", "attention-dot");
   const std::string t = trial("attention-dot");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (std::chrono::steady_clock::now() < deadline &&
-         read(t + "/metrics.jsonl").find("\"type\":\"train\"") == std::string::npos)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   std::smatch m;
   const std::string log = read(dir_ + "/sweep.log");
   ASSERT_TRUE(std::regex_search(log, m, std::regex("\\[pid ([0-9]+)\\]"))) << log;
@@ -257,17 +264,8 @@ TEST_F(SweepRunTest, KilledSweepLeavesNoTrainerRunning) {
 // The second is now refused before it touches anything, naming the first.
 TEST_F(SweepRunTest, ASecondSweepOnTheSameOutIsRefused) {
   const std::string spec = write_spec("grid:\n  model.attention: [dot]\n", "  train.max_steps: 1000000\n");
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const std::string cmd = "exec " + std::string(LUONG_BINARY) + " sweep " + spec + " --out " + dir_ + "/out > " + dir_ +
-                            "/first.log 2>&1";
-    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
+  const pid_t pid = start_sweep_until_training(spec, dir_ + "/first.log", "attention-dot");
   const std::string t = trial("attention-dot");
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-  while (std::chrono::steady_clock::now() < deadline && !fs::exists(t + "/train.log"))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   const Sweep second = run_sweep(spec + " --out " + dir_ + "/out");
   kill(pid, SIGINT);
   waitpid(pid, nullptr, 0);
