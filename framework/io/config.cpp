@@ -134,6 +134,11 @@ void Config::set(const std::string& path, const std::string& yaml_value) {
       LUONG_FAIL(where, "'", path, "' is a section; set one of its keys: ", join_names(schema_.children(path)));
     LUONG_FAIL(where, schema_.unknown_key_message(path));
   }
+  // YAML reads "#..." as a comment, i.e. no value at all: `--set data.valid_src=#dev.src` silently became
+  // an empty path (no validation). Said, with the quoting that keeps the '#'.
+  if (const size_t first = yaml_value.find_first_not_of(" \t"); first != std::string::npos && yaml_value[first] == '#')
+    LUONG_FAIL(where, "a value starting with '#' is a YAML comment (it would be empty); quote it: ", path, "='",
+               printable_excerpt(yaml_value.substr(first)), "'");
   YAML::Node node;
   try {
     node = YAML::Load(yaml_value);

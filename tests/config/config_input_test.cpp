@@ -65,6 +65,18 @@ TEST(ConfigInput, StrTaggedValueIsAStringNotANumber) {
   EXPECT_EQ(c.get_int("model.layers"), 5);
 }
 
+// `--set data.valid_src=#dev.src` read as a YAML comment: an empty value, and no validation, silently.
+TEST(ConfigInput, AValueStartingWithAHashIsRefusedWithTheQuoting) {
+  Config c(schema());
+  EXPECT_ERROR_HAS(c.set("model.name=#v.src"), "--set model.name=#v.src:",
+                   "a value starting with '#' is a YAML comment", "quote it: model.name='#v.src'");
+  EXPECT_ERROR_HAS(c.set("model.name= #x"), "starting with '#'");
+  c.set("model.name='#v.src'");
+  EXPECT_EQ(c.get_string("model.name"), "#v.src");
+  c.set("model.name=a#b");  // '#' inside a plain scalar is part of it
+  EXPECT_EQ(c.get_string("model.name"), "a#b");
+}
+
 TEST(ConfigInput, LongValuesAreEchoedShortened) {
   const std::string big(100000, 'b');
   Config c(schema());
