@@ -88,8 +88,10 @@ void run(const DumpStepArgs& a) {
   LUONG_CHECK(a.batch >= 1, "dump-step: --batch must be >= 1, got ", a.batch);
   // The step runs in full float32 (or float64) on the CPU: a config saying otherwise would be recorded in the
   // file and mislead the reference that reads it.
-  LUONG_CHECK(c.train.precision == "fp32", "dump-step: train.precision must be fp32 (the reference step is exact "
-              "float32 or float64 arithmetic), got ", c.train.precision);
+  LUONG_CHECK(c.train.precision == "fp32",
+              "dump-step: train.precision must be fp32 (the reference step is exact "
+              "float32 or float64 arithmetic), got ",
+              c.train.precision);
   LUONG_CHECK(c.device == "cpu", "dump-step: device must be cpu (the step is computed on the CPU), got ", c.device);
   const DType dtype = a.dtype == "float64" ? DType::f64 : DType::f32;
 
@@ -148,9 +150,10 @@ void run(const DumpStepArgs& a) {
 
 const bool kRegistered = add_command([](CLI::App& app) {
   auto a = std::make_shared<DumpStepArgs>();
-  auto* cmd = app.add_subcommand("dump-step", "Write one training step (parameters, batch, loss, gradients, update "
-                                              "at optim.lr, no schedule) of a fresh model to HDF5 for a reference "
-                                              "implementation to check");
+  auto* cmd = app.add_subcommand("dump-step",
+                                 "Write one training step (parameters, batch, loss, gradients, update "
+                                 "at optim.lr, no schedule) of a fresh model to HDF5 for a reference "
+                                 "implementation to check");
   cmd->add_option("--config,-c", a->config, "YAML config file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--set", a->sets, "Override a config key: --set section.key=value (repeatable)");
   cmd->add_option("--out,-o", a->out, "Output HDF5 file (a new file unless --force; its directory must exist)")

@@ -19,7 +19,8 @@ void print(const char* title, const std::vector<std::string>& names) {
 }
 
 const bool kRegistered = add_command([](CLI::App& app) {
-  auto* cmd = app.add_subcommand("list", "List registered ops, attention variants, optimizers, schedules and initialisers");
+  auto* cmd =
+      app.add_subcommand("list", "List registered ops, attention variants, optimizers, schedules and initialisers");
   cmd->callback([] {
     print("ops", OpRegistry::instance().names());
     print("attention", AttentionRegistry::instance().names());

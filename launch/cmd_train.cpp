@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "framework/dist/bootstrap.h"
-#include "framework/io/directory_lock.h"
 #include "framework/io/checkpoint_dir.h"
+#include "framework/io/directory_lock.h"
 #include "framework/optim/optimizer.h"
 #include "framework/optim/schedule.h"
 #include "framework/train/trainer.h"

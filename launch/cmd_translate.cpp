@@ -58,7 +58,8 @@ void run(TranslateArgs a) {
     std::vector<nmt::Translation> translations = translator.translate(part, options);
     print(translator, translations, done, a.n_best);
     for (auto& t : translations)
-      if (!a.attention_plot.empty() && plotted.size() < static_cast<size_t>(a.plot_count)) plotted.push_back(std::move(t));
+      if (!a.attention_plot.empty() && plotted.size() < static_cast<size_t>(a.plot_count))
+        plotted.push_back(std::move(t));
     done += part.size();
     progress.update(done);
   }

@@ -52,8 +52,8 @@ void check_configs_agree(ProcessGroup& group, const std::string& config_text) {
     std::string listed;
     for (const auto& [key, value] : keys) {
       if (const std::string differ = ranks_differing(group.all_gather(hash_of(key + "=" + value))); !differ.empty())
-        listed += str(listed.empty() ? "" : "; ", key, " (rank(s) ", differ, " differ from rank 0; ", here, ": ", value,
-                      ")");
+        listed +=
+            str(listed.empty() ? "" : "; ", key, " (rank(s) ", differ, " differ from rank 0; ", here, ": ", value, ")");
     }
     LUONG_FAIL("the processes of this job were started with different configs: ", listed,
                ". Give every process the same --config and --set options.");

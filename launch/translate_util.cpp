@@ -37,15 +37,14 @@ void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool with_n_best) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd.add_option("--device", a.device, "cpu, cuda or cuda:N")->capture_default_str();
-  a.beam_option = cmd.add_option("--beam", a.beam,
-                                  str("Beam size, 1 (greedy) to ", kMaxBeam, " (default: the checkpoint's eval.beam_size)"));
+  a.beam_option = cmd.add_option(
+      "--beam", a.beam, str("Beam size, 1 (greedy) to ", kMaxBeam, " (default: the checkpoint's eval.beam_size)"));
   a.length_penalty_option =
       cmd.add_option("--length-penalty", a.length_penalty,
                      "GNMT length-normalisation alpha >= 0, 0 = none (default: the checkpoint's eval.length_penalty)");
-  a.max_len_ratio_option = cmd.add_option(
-      "--max-len-ratio", a.max_len_ratio,
-      str("Output length limit as a multiple (0.1 to ", kMaxLenRatio,
-          ") of the source length (default: the checkpoint's eval.max_len_ratio)"));
+  a.max_len_ratio_option = cmd.add_option("--max-len-ratio", a.max_len_ratio,
+                                          str("Output length limit as a multiple (0.1 to ", kMaxLenRatio,
+                                              ") of the source length (default: the checkpoint's eval.max_len_ratio)"));
   cmd.add_option("--batch-size", a.batch_size, "Sentences decoded together (>= 1)")->capture_default_str();
   if (with_n_best)
     cmd.add_option("--n-best", a.n_best, "Hypotheses printed per sentence (1 to --beam)")->capture_default_str();

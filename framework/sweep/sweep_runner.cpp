@@ -11,8 +11,8 @@
 
 #include "framework/core/error.h"
 #include "framework/io/checkpoint_dir.h"
-#include "framework/io/directory_lock.h"
 #include "framework/io/config_value.h"
+#include "framework/io/directory_lock.h"
 #include "framework/sweep/trial_process.h"
 
 namespace luong::sweep {

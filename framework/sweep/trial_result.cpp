@@ -68,19 +68,26 @@ std::optional<double> TrialResult::metric(const std::string& name) const {
 json to_json(const TrialResult& r) {
   json overrides = json::object();
   for (const auto& a : r.varied) overrides[a.key] = a.value.label;
-  return json{{"name", r.name}, {"status", status_name(r.status)}, {"overrides", overrides},
-              {"override_yaml", [&] {
+  return json{{"name", r.name},
+              {"status", status_name(r.status)},
+              {"overrides", overrides},
+              {"override_yaml",
+               [&] {
                  json o = json::object();
                  for (const auto& a : r.varied) o[a.key] = a.value.yaml;
                  return o;
                }()},
-              {"sets", r.sets}, {"valid_ppl", optional_json(r.valid_ppl)}, {"bleu", optional_json(r.bleu)},
+              {"sets", r.sets},
+              {"valid_ppl", optional_json(r.valid_ppl)},
+              {"bleu", optional_json(r.bleu)},
               // null, not 0, for what was never measured (a trial that failed at start, or never ran)
               {"tokens_per_s", r.tokens_per_s > 0 ? json(r.tokens_per_s) : json(nullptr)},
               {"wall_s", r.wall_s > 0 ? json(r.wall_s) : json(nullptr)},
               {"steps", r.steps > 0 || r.status == TrialStatus::ok ? json(r.steps) : json(nullptr)},
               {"attempts", r.attempts},
-              {"stop_reason", r.stop_reason}, {"resumed_from", r.resumed_from}, {"error", r.error}};
+              {"stop_reason", r.stop_reason},
+              {"resumed_from", r.resumed_from},
+              {"error", r.error}};
 }
 
 TrialResult result_from_json(const json& j) {

@@ -186,8 +186,8 @@ void Trainer::agree_on_resume(const std::optional<Checkpoint>& ckpt, const std::
     if (f == kFailed) failed += (failed.empty() ? "" : ", ") + std::to_string(r);
     agree = agree && f == found[0];
     each += str(r == 0 ? "" : ", ", "rank ", r, ": ",
-                f == kFailed  ? std::string("cannot read its checkpoint")
-                : f == kFresh ? std::string("no checkpoint")
+                f == kFailed   ? std::string("cannot read its checkpoint")
+                : f == kFresh  ? std::string("no checkpoint")
                 : f == kNoStep ? std::string("a checkpoint without a step")
                                : str("step ", f - 1));
   }
@@ -240,9 +240,15 @@ void Trainer::resume() {
     // shape what is loaded (the model, the vocabularies, the optimizer), not paths or rates.
     std::vector<std::string> shaping;
     for (const std::string& c : config_changes_since(*ckpt).others) {
-      static const char* const kShaping[] = {"model.",          "optim.name:",         "data.src_vocab_size:",
-                                             "data.tgt_vocab_size:", "data.min_freq:",   "data.lowercase:",
-                                             "data.max_len:",   "data.pool_batches:", "train.batch_size:",
+      static const char* const kShaping[] = {"model.",
+                                             "optim.name:",
+                                             "data.src_vocab_size:",
+                                             "data.tgt_vocab_size:",
+                                             "data.min_freq:",
+                                             "data.lowercase:",
+                                             "data.max_len:",
+                                             "data.pool_batches:",
+                                             "train.batch_size:",
                                              "train.batch_by:"};  // the model, vocabularies, optimizer, data position
       bool shapes_state = false;
       for (const char* k : kShaping) shapes_state = shapes_state || c.rfind(k, 0) == 0;
@@ -369,8 +375,8 @@ void Trainer::train_step() {
     // The signalled process printed its own note if it is rank 0; else rank 0 says why the job stops (a
     // warning, so --quiet shows it too: nothing on rank 0's terminal asked for it).
     if (!stop_requested())
-      say(str("warning: ", static_cast<int64_t>(totals[2]), " of the ", group_.size(),
-              " processes received signal ", agreed_signal_, ": stopping after this step and saving a checkpoint"));
+      say(str("warning: ", static_cast<int64_t>(totals[2]), " of the ", group_.size(), " processes received signal ",
+              agreed_signal_, ": stopping after this step and saving a checkpoint"));
   }
   ++step_;
   // Token average and clip in one scaling pass; the NaN/Inf check comes from the same pass as the norm.
@@ -430,9 +436,13 @@ void Trainer::validate(int64_t epoch) {
   say(str("validation at step ", step_, ": ppl ", ppl, improved ? " (best)" : "", "  loss ",
           v.tokens ? v.loss_sum / static_cast<double>(v.tokens) : 0.0));
   if (is_root()) {
-    nlohmann::json rec{{"type", "valid"}, {"step", step_}, {"epoch", epoch},
+    nlohmann::json rec{{"type", "valid"},
+                       {"step", step_},
+                       {"epoch", epoch},
                        {"valid_loss", v.tokens ? v.loss_sum / static_cast<double>(v.tokens) : 0.0},
-                       {"valid_ppl", ppl}, {"best_valid_ppl", best_valid_ppl_}, {"elapsed_s", progress_.elapsed_s()}};
+                       {"valid_ppl", ppl},
+                       {"best_valid_ppl", best_valid_ppl_},
+                       {"elapsed_s", progress_.elapsed_s()}};
     for (const auto& [k, val] : v.extra) rec[k] = val;
     metrics_.write(rec);
   }

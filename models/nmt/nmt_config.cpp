@@ -77,9 +77,10 @@ void add_data(ConfigSchema& s) {
   bounded(s.add_int("data.tgt_vocab_size", 8000, "Maximum target vocabulary size, specials included."), 5);
   bounded(s.add_int("data.min_freq", 1, "Tokens seen fewer times than this in training data map to <unk>."), 1);
   s.add_bool("data.lowercase", false, "Lowercase text before tokenising (output is then lowercase too).");
-  bounded(s.add_int("data.max_len", 50, "Training pairs with more tokens than this on either side are skipped "
-                                        "(and counted in the log). The vocabularies are built from every training "
-                                        "line, these included; validation pairs are never skipped."),
+  bounded(s.add_int("data.max_len", 50,
+                    "Training pairs with more tokens than this on either side are skipped "
+                    "(and counted in the log). The vocabularies are built from every training "
+                    "line, these included; validation pairs are never skipped."),
           1);
   // pool_batches x train.batch_size x ranks is the pool's budget (int64): both are capped so it cannot overflow.
   bounded(s.add_int("data.pool_batches", 100, "Length bucketing: examples are sorted by length within pools of "

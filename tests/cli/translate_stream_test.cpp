@@ -17,10 +17,11 @@ class TranslateStream : public ::testing::Test {
     dir_ = fresh_dir("translate_stream");
     ASSERT_EQ(run_luong("gen-data --out " + dir_ + "/data --train 200 --valid 10 --test 12").status, 0);
     const std::string d = dir_ + "/data/";
-    const RunResult r = run_luong(
-        "train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + dir_ +
-        "/run --set data.train_src=" + d + "train.src --set data.train_tgt=" + d + "train.tgt --set data.valid_src=" +
-        d + "valid.src --set data.valid_tgt=" + d + "valid.tgt --set train.max_epochs=0 --set train.max_steps=60");
+    const RunResult r =
+        run_luong("train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + dir_ +
+                  "/run --set data.train_src=" + d + "train.src --set data.train_tgt=" + d +
+                  "train.tgt --set data.valid_src=" + d + "valid.src --set data.valid_tgt=" + d +
+                  "valid.tgt --set train.max_epochs=0 --set train.max_steps=60");
     ASSERT_EQ(r.status, 0) << r.output;
     ckpt_ = checkpoint_path(dir_ + "/run", 60);
     src_ = d + "test.src";
@@ -43,9 +44,9 @@ TEST_F(TranslateStream, EachLineIsTranslatedBeforeTheNextArrives) {
   std::getline(in, first);
   std::getline(in, second);
   const std::string out = dir_ + "/streamed.txt", seen = dir_ + "/seen.txt";
-  const RunResult r = run_luong_shell("(echo '" + first + "'; sleep 2; wc -l < " + out + " > " + seen + "; echo '" +
-                                      second + "') | " + LUONG_BINARY + " translate --checkpoint " + ckpt_ +
-                                      " --batch-size 1 > " + out);
+  const RunResult r =
+      run_luong_shell("(echo '" + first + "'; sleep 2; wc -l < " + out + " > " + seen + "; echo '" + second + "') | " +
+                      LUONG_BINARY + " translate --checkpoint " + ckpt_ + " --batch-size 1 > " + out);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(std::stoi(run_luong_shell("cat " + seen).output), 1) << "no translation before the input paused";
   EXPECT_EQ(std::stoi(run_luong_shell("wc -l < " + out).output), 2);

@@ -68,8 +68,9 @@ TEST(ConfigInput, StrTaggedValueIsAStringNotANumber) {
 // `--set data.valid_src=#dev.src` read as a YAML comment: an empty value, and no validation, silently.
 TEST(ConfigInput, AValueStartingWithAHashIsRefusedWithTheQuoting) {
   Config c(schema());
-  EXPECT_ERROR_HAS(c.set("model.name=#v.src"), "--set model.name=#v.src:",
-                   "a value starting with '#' is a YAML comment", "quote it: model.name='#v.src'");
+  EXPECT_ERROR_HAS(c.set("model.name=#v.src"),
+                   "--set model.name=#v.src:", "a value starting with '#' is a YAML comment",
+                   "quote it: model.name='#v.src'");
   EXPECT_ERROR_HAS(c.set("model.name= #x"), "starting with '#'");
   c.set("model.name='#v.src'");
   EXPECT_EQ(c.get_string("model.name"), "#v.src");

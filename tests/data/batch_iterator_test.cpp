@@ -77,7 +77,8 @@ TEST(BatchIterator, RejectsStatesBeyondTheEpoch) {
   // Fewer pairs than processes: no batch could give every rank a pair.
   BatchingOptions three{.batch_size = 4};
   three.world_size = 3, three.rank = 1;
-  EXPECT_ERROR_HAS(BatchIterator(testing::varied_corpus(2), three), "the 2 training pairs cannot be shared by 3 processes");
+  EXPECT_ERROR_HAS(BatchIterator(testing::varied_corpus(2), three),
+                   "the 2 training pairs cannot be shared by 3 processes");
   EXPECT_NO_THROW(BatchIterator(testing::varied_corpus(3), three));
 }
 
@@ -97,7 +98,8 @@ TEST(BatchIterator, ShardsOfTwoRanksAreDisjointAndConcatenateToTheOneRankBatch) 
     Ids lone;
     while (auto g = one.next()) {
       if (g->sentences >= 2) global.emplace(g->indices, std::move(*g));
-      else lone.push_back(g->indices[0]);
+      else
+        lone.push_back(g->indices[0]);
     }
     int64_t n = 0, merged = 0;
     while (auto x = a.next()) {

@@ -19,13 +19,17 @@ struct Pipe {
     for (int fd : fds)
       if (fd >= 0) ::close(fd);
   }
-  void write(const std::string& bytes) { ASSERT_EQ(::write(fds[1], bytes.data(), bytes.size()), ssize_t(bytes.size())); }
+  void write(const std::string& bytes) {
+    ASSERT_EQ(::write(fds[1], bytes.data(), bytes.size()), ssize_t(bytes.size()));
+  }
   void close_writer() { ::close(fds[1]), fds[1] = -1; }
 };
 
 TEST(LineStream, SplitsLinesLikeTheFileReader) {
   Pipe p;
-  p.write("\xEF\xBB\xBF" "first\r\nsecond\n\nlast without newline");
+  p.write(
+      "\xEF\xBB\xBF"
+      "first\r\nsecond\n\nlast without newline");
   p.close_writer();
   LineStream in(p.fds[0], "standard input");
   EXPECT_EQ(in.next(), "first");
@@ -52,7 +56,7 @@ TEST(LineStream, ReadyTellsAPausedWriterFromMoreInput) {
   EXPECT_TRUE(in.ready());
   EXPECT_EQ(in.next(), "three");
   p.close_writer();
-  EXPECT_TRUE(in.ready());   // the end of the input: next() returns at once
+  EXPECT_TRUE(in.ready());  // the end of the input: next() returns at once
   EXPECT_EQ(in.next(), std::nullopt);
 }
 

@@ -17,8 +17,10 @@ nmt::Corpus varied_corpus() {
   Generator g(17);
   for (int64_t i = 0; i < 23; ++i) {
     nmt::Example e;
-    for (int64_t k = 0, n = 1 + static_cast<int64_t>(g.below(9)); k < n; ++k) e.src.push_back(4 + static_cast<int64_t>(g.below(12)));
-    for (int64_t k = 0, n = 1 + static_cast<int64_t>(g.below(9)); k < n; ++k) e.tgt.push_back(4 + static_cast<int64_t>(g.below(12)));
+    for (int64_t k = 0, n = 1 + static_cast<int64_t>(g.below(9)); k < n; ++k)
+      e.src.push_back(4 + static_cast<int64_t>(g.below(12)));
+    for (int64_t k = 0, n = 1 + static_cast<int64_t>(g.below(9)); k < n; ++k)
+      e.tgt.push_back(4 + static_cast<int64_t>(g.below(12)));
     e.line = i + 1;
     c.examples.push_back(std::move(e));
   }
@@ -36,7 +38,8 @@ TEST(ShardedValidation, EqualsOneProcessBitForBit) {
   const nmt::Corpus corpus = varied_corpus();
   const int64_t batch = 4, batches = 6;
 
-  std::vector<double> mine = nmt::evaluate_batch_losses(model, corpus, batch, Device::cpu(), group->rank(), group->size());
+  std::vector<double> mine =
+      nmt::evaluate_batch_losses(model, corpus, batch, Device::cpu(), group->rank(), group->size());
   ASSERT_EQ(mine.size(), static_cast<size_t>(2 * batches));
   for (int64_t k = 0; k < batches; ++k) {  // this rank computed its own batches only
     const bool own = k % group->size() == group->rank();

@@ -145,9 +145,11 @@ TEST_F(DistTrainTest, ASignalToOneRankStopsBothAtTheSameStepWithACheckpoint) {
                           args(dir, 8, 100000, "--set train.checkpoint_every=2") + " > " + log + " 2>&1; echo $? > " +
                           rc_file + ") > /dev/null 2>&1 &";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
-  for (int i = 0; i < 300 && list_checkpoints(dir).size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  for (int i = 0; i < 300 && list_checkpoints(dir).size() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_GE(list_checkpoints(dir).size(), 2u) << "no checkpoint appeared";
-  const RunResult victim = run_luong_shell("pgrep -f -n -- '^" + std::string(LUONG_BINARY) + " train --quiet --config.*" + dir + "'");
+  const RunResult victim =
+      run_luong_shell("pgrep -f -n -- '^" + std::string(LUONG_BINARY) + " train --quiet --config.*" + dir + "'");
   const pid_t rank_pid = static_cast<pid_t>(std::atol(victim.output.c_str()));
   ASSERT_GT(rank_pid, 0) << victim.output;
   kill(rank_pid, SIGTERM);
@@ -246,7 +248,8 @@ TEST_F(DistTrainTest, ProcessesWithDifferentConfigsOrDataAreRefusedNamingTheDiff
   std::string relative = args(dir + "/run_data", 8, 10);
   for (const std::string f : {"train.src", "train.tgt", "valid.src", "valid.tgt"})
     relative += " --set data." + f.substr(0, f.find('.')) + "_" + f.substr(f.find('.') + 1) + "=d/" + f;
-  const RunResult data = run_luong_shell(std::string(kMpirun) + cd_wrapper + " " + LUONG_BINARY + " " + relative + " 2>&1");
+  const RunResult data =
+      run_luong_shell(std::string(kMpirun) + cd_wrapper + " " + LUONG_BINARY + " " + relative + " 2>&1");
   EXPECT_NE(data.status, 0) << data.output;
   EXPECT_NE(data.output.find("read different data: rank(s) 1 differ from rank 0"), std::string::npos) << data.output;
   EXPECT_NE(data.output.find(" training pairs from d/train.src"), std::string::npos) << data.output;

@@ -91,8 +91,8 @@ class SweepRunTest : public ::testing::Test {
   pid_t start_sweep_until_training(const std::string& spec, const std::string& log, const std::string& name) {
     const pid_t pid = fork();
     if (pid == 0) {
-      const std::string cmd = "exec " + std::string(LUONG_BINARY) + " sweep " + spec + " --out " + dir_ + "/out > " +
-                              log + " 2>&1";
+      const std::string cmd =
+          "exec " + std::string(LUONG_BINARY) + " sweep " + spec + " --out " + dir_ + "/out > " + log + " 2>&1";
       execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }

@@ -2,16 +2,15 @@
 // --resume auto ends with parameters bitwise identical to a run that was never stopped.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-#include <tuple>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
+#include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
@@ -116,7 +115,8 @@ TEST_F(ResumeTest, ExtendingARunStoppedAtAnEpochsEndEqualsAnUninterruptedRun) {
   EXPECT_EQ(std::get<1>(reference[0]), 1) << "the first epoch's validation is epoch 1's";
 
   const std::string extended = fresh_dir("resume_epoch_extended");
-  ASSERT_EQ(run_luong(train_args(extended, per_epoch + " --set train.max_steps=" + std::to_string(epoch_steps))).status, 0);
+  ASSERT_EQ(run_luong(train_args(extended, per_epoch + " --set train.max_steps=" + std::to_string(epoch_steps))).status,
+            0);
   ASSERT_EQ(run_luong(train_args(extended, per_epoch + " --resume auto")).status, 0);
   expect_bitwise_equal(model_of(checkpoint_path(straight, 60)), model_of(checkpoint_path(extended, 60)));
   EXPECT_EQ(valid_records(extended), reference);
@@ -127,9 +127,16 @@ TEST_F(ResumeTest, ExtendingARunStoppedAtAnEpochsEndEqualsAnUninterruptedRun) {
 TEST(MetricsLog, AResumedRunKeepsValidRecordsOnlyUpToItsCheckpointsValidation) {
   const std::string dir = fresh_dir("metrics_log_resume");
   const std::string path = dir + "/metrics.jsonl";
-  std::ofstream(path) << R"({"type":"train","step":40})" << "\n" << R"({"type":"valid","step":40})" << "\n"
-                      << R"({"type":"train","step":80})" << "\n" << R"({"type":"valid","step":80})" << "\n"
-                      << R"({"type":"train","step":90})" << "\n";
+  std::ofstream(path) << R"({"type":"train","step":40})"
+                      << "\n"
+                      << R"({"type":"valid","step":40})"
+                      << "\n"
+                      << R"({"type":"train","step":80})"
+                      << "\n"
+                      << R"({"type":"valid","step":80})"
+                      << "\n"
+                      << R"({"type":"train","step":90})"
+                      << "\n";
   {
     MetricsLog log;
     log.open(path, 80, 40);  // the checkpoint at step 80 was written before step 80's validation

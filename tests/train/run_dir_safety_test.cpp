@@ -216,9 +216,9 @@ TEST_F(RunDirSafetyTest, ASaveThatRunsOutOfSpaceFailsCleanlyAndKeepsThePreviousC
   ASSERT_EQ(run_luong(train_args(dir, "--quiet")).status, 0);
   const auto size_kb = static_cast<long>(fs::file_size(checkpoint_path(dir, 20)) / 1024);
   ASSERT_GT(size_kb, 8);
-  const RunResult r = run_luong_shell("bash -c \"trap '' XFSZ; ulimit -f " + std::to_string(size_kb / 2) + "; exec " +
-                                      LUONG_BINARY + " " + train_args(dir, "--quiet --resume auto --set train.max_steps=40") +
-                                      "\" 2>&1");
+  const RunResult r =
+      run_luong_shell("bash -c \"trap '' XFSZ; ulimit -f " + std::to_string(size_kb / 2) + "; exec " + LUONG_BINARY +
+                      " " + train_args(dir, "--quiet --resume auto --set train.max_steps=40") + "\" 2>&1");
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_NE(r.output.find("file write failed: File too large"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("buf = 0x"), std::string::npos) << r.output;
@@ -237,8 +237,8 @@ TEST_F(RunDirSafetyTest, ASaveThatRunsOutOfSpaceFailsCleanlyAndKeepsThePreviousC
 TEST_F(RunDirSafetyTest, ARefusedResumeNamesTheDataKeyThatMovedThePosition) {
   const std::string dir = fresh_dir("safety_max_len");
   ASSERT_EQ(run_luong(train_args(dir, "--quiet --set train.valid_every=0")).status, 0);
-  const RunResult r =
-      run_luong(train_args(dir, "--quiet --set train.valid_every=0 --resume auto --set train.max_steps=30 --set data.max_len=6"));
+  const RunResult r = run_luong(
+      train_args(dir, "--quiet --set train.valid_every=0 --resume auto --set train.max_steps=30 --set data.max_len=6"));
   EXPECT_NE(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("data.max_len: 20 -> 6"), std::string::npos) << r.output;
 }
@@ -271,9 +271,10 @@ TEST_F(RunDirSafetyTest, AnEarlyStoppedRunStaysStoppedWhenResumed) {
   EXPECT_NE(again.output.find("\"last_valid_ppl\":null"), std::string::npos) << "not known after a no-op resume";
   EXPECT_NE(again.output.find("\"tokens_per_s\":null"), std::string::npos) << again.output;
   EXPECT_EQ(saved_state(), before) << "best.h5, the checkpoints and the metrics must be left as they were";
-  const RunResult more = run_luong(train_args(
-      dir, "--set optim.lr=1e-30 --set train.early_stopping=4 --set train.valid_every=5 --json --resume auto"
-           " --set train.max_steps=200"));
+  const RunResult more = run_luong(
+      train_args(dir,
+                 "--set optim.lr=1e-30 --set train.early_stopping=4 --set train.valid_every=5 --json --resume auto"
+                 " --set train.max_steps=200"));
   ASSERT_EQ(more.status, 0) << more.output;
   EXPECT_NE(more.output.find("\"steps\":25"), std::string::npos) << "a larger patience trains on: " << more.output;
 }

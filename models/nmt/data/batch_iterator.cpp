@@ -9,8 +9,8 @@ BatchIterator::BatchIterator(std::shared_ptr<const Corpus> corpus, BatchingOptio
   LUONG_CHECK(corpus_ != nullptr, "BatchIterator: no corpus");
   LUONG_CHECK(!corpus_->examples.empty(), "BatchIterator: the corpus has no examples (all lines empty or too long?)");
   // Each process needs a pair of every global batch (batching.h): fewer pairs than processes make none.
-  LUONG_CHECK(static_cast<int64_t>(corpus_->examples.size()) >= options_.world_size, "the ",
-              corpus_->examples.size(), " training pairs cannot be shared by ", options_.world_size,
+  LUONG_CHECK(static_cast<int64_t>(corpus_->examples.size()) >= options_.world_size, "the ", corpus_->examples.size(),
+              " training pairs cannot be shared by ", options_.world_size,
               " processes (each needs at least one pair of every batch): use more data or fewer processes");
 }
 

@@ -29,7 +29,7 @@ class BatchIterator {
   IteratorState state() const { return state_; }
   void set_state(const IteratorState& state);  // throws if index is beyond that epoch's batches
 
-  int64_t batches_in_epoch();   // global batches in the current epoch
+  int64_t batches_in_epoch();  // global batches in the current epoch
   const BatchingOptions& options() const { return options_; }
 
  private:

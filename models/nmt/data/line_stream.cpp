@@ -39,7 +39,7 @@ std::optional<std::string> LineStream::next() {
   }
   if (end == std::string::npos) {
     if (pos_ == buffer_.size()) return std::nullopt;
-    end = buffer_.size();  // the last line has no '\n'
+    end = buffer_.size();                                             // the last line has no '\n'
     if (lines_ == 0) check_line_ends(buffer_.substr(pos_), source_);  // the whole input is one "line"
   }
   const size_t start = pos_;

@@ -28,7 +28,7 @@ class LineStream {
 
   int fd_;
   std::string source_;
-  std::string buffer_;      // bytes read and not yet returned start at pos_
+  std::string buffer_;  // bytes read and not yet returned start at pos_
   size_t pos_ = 0;
   int64_t buffer_offset_ = 0;  // byte offset of buffer_[0] in the input
   int64_t lines_ = 0;          // lines returned so far
