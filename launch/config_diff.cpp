@@ -2,24 +2,11 @@
 
 #include <map>
 
-#include <yaml-cpp/yaml.h>
-
 #include "framework/core/error.h"
+#include "framework/io/config_leaves.h"
 
 namespace luong::cli {
 namespace {
-
-// "section.key" -> the value as YAML text, for every leaf of a nested mapping.
-void flatten(const YAML::Node& node, const std::string& prefix, std::map<std::string, std::string>& out) {
-  if (node.IsMap()) {
-    for (const auto& kv : node) flatten(kv.second, prefix.empty() ? kv.first.as<std::string>() : prefix + "." +
-                                                                        kv.first.as<std::string>(), out);
-    return;
-  }
-  YAML::Emitter e;
-  e << YAML::Flow << node;
-  out[prefix] = e.c_str();
-}
 
 // Keys that change how long a run goes, what it logs or keeps, or how it is evaluated afterwards, but not
 // the parameters a given step produces.
@@ -43,16 +30,6 @@ bool same_global_batch(const std::string& old_value, const std::string& new_valu
 }
 
 }  // namespace
-
-std::map<std::string, std::string> config_leaves(const std::string& text) {
-  std::map<std::string, std::string> out;
-  try {
-    flatten(YAML::Load(text), "", out);
-  } catch (const YAML::Exception&) {
-    // A checkpoint's config that does not parse has nothing to compare: its loader reports it elsewhere.
-  }
-  return out;
-}
 
 std::vector<std::string> config_changes(const std::string& saved, const std::string& current, int64_t saved_world,
                                         int64_t current_world) {

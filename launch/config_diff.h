@@ -2,7 +2,6 @@
 // `luong train --resume` can say so instead of silently continuing with other settings.
 #pragma once
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -12,9 +11,6 @@ namespace luong::cli {
 // "section.key: old -> new". Keys that do not change the steps a resumed run takes (its limits, logging,
 // checkpointing and the evaluation settings) are prefixed with "=". train.batch_size is per process: a
 // change that keeps batch_size x world size (the global batch) is such a key too.
-// Every leaf of a resolved config as "section.key" -> its value as YAML text; empty if it does not parse.
-std::map<std::string, std::string> config_leaves(const std::string& text);
-
 std::vector<std::string> config_changes(const std::string& saved, const std::string& current, int64_t saved_world,
                                         int64_t current_world);
 

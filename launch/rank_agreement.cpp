@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "framework/dist/checksum.h"
-#include "launch/config_diff.h"
+#include "framework/io/config_leaves.h"
 
 namespace luong::cli {
 namespace {

@@ -11,6 +11,7 @@
 
 #include "framework/core/error.h"
 #include "framework/io/checkpoint_dir.h"
+#include "framework/io/config_leaves.h"
 #include "framework/io/config_value.h"
 #include "framework/io/directory_lock.h"
 #include "framework/sweep/trial_process.h"
@@ -24,14 +25,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr size_t kErrorTailLines = 6;
 
-// A number of `luong train --json`'s summary, or `fallback` when it is absent or null (unknown: no step
-// ran, nothing validated).
-template <class T>
-T number_or(const json& summary, const char* key, T fallback) {
-  const auto it = summary.find(key);
-  return it != summary.end() && it->is_number() ? it->get<T>() : fallback;
-}
-
 // The reason a luong process gave for failing: its last "luong: error: ..." or (under mpirun, where the
 // tail of the log is Open MPI's abort banner) "aborting the job: ..." line, anywhere in the log.
 std::string failure_reason(const std::string& log) {
@@ -43,30 +36,9 @@ std::string failure_reason(const std::string& log) {
   return reason;
 }
 
-// "section.key" -> value for the lines of a resolved config (Config::dump(): top-level keys and one level of
-// sections), to name what changed between two of them.
-std::map<std::string, std::string> dump_keys(const std::string& text) {
-  std::map<std::string, std::string> out;
-  std::istringstream in(text);
-  std::string section;
-  for (std::string line; std::getline(in, line);) {
-    const size_t colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const bool nested = line.rfind("  ", 0) == 0;
-    const std::string key = line.substr(nested ? 2 : 0, colon - (nested ? 2 : 0));
-    std::string value = colon + 1 < line.size() ? line.substr(colon + 2) : "";
-    if (!nested && value.empty()) {
-      section = key;
-      continue;
-    }
-    out[nested ? section + "." + key : key] = value;
-  }
-  return out;
-}
-
 // "optim.weight_decay: 0.0 -> 0.01, ..." for the keys whose values differ.
 std::string changed_keys(const std::string& before, const std::string& after) {
-  const auto a = dump_keys(before), b = dump_keys(after);
+  const auto a = config_leaves(before), b = config_leaves(after);
   std::string out;
   for (const auto& [key, value] : b) {
     const auto it = a.find(key);

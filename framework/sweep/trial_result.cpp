@@ -103,10 +103,9 @@ TrialResult result_from_json(const json& j) {
   r.sets = j.at("sets").get<std::vector<std::string>>();
   r.valid_ppl = optional_from(j, "valid_ppl");
   r.bleu = optional_from(j, "bleu");
-  auto number = [&](const char* key) { return j.contains(key) && j[key].is_number() ? j[key].get<double>() : 0.0; };
-  r.tokens_per_s = number("tokens_per_s");
-  r.wall_s = number("wall_s");
-  r.steps = static_cast<int64_t>(number("steps"));
+  r.tokens_per_s = number_or(j, "tokens_per_s", 0.0);
+  r.wall_s = number_or(j, "wall_s", 0.0);
+  r.steps = number_or(j, "steps", int64_t{0});
   r.attempts = j.value("attempts", int64_t{0});
   r.stop_reason = j.value("stop_reason", "");
   r.resumed_from = j.value("resumed_from", "");

@@ -63,4 +63,12 @@ std::optional<nlohmann::json> last_json_line(const std::string& log_path, const 
 // The last `n` non-empty lines of a file, joined with '\n' (progress-line escape codes removed).
 std::string log_tail(const std::string& path, size_t n);
 
+// A number of a JSON object (a `luong train --json` summary, a result.json), or `fallback` when it is
+// absent or null (unknown: no step ran, nothing validated or measured).
+template <class T>
+T number_or(const nlohmann::json& j, const char* key, T fallback) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->template get<T>() : fallback;
+}
+
 }  // namespace luong::sweep
