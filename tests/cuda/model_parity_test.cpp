@@ -1,0 +1,198 @@
+// The whole NMT model on CUDA against the float64 CPU reference: the summed loss and every parameter's
+// gradient of a padded batch, for each attention family (global dot / general / concat, local-m, local-p,
+// bidirectional and reversed sources, tied embeddings, dropout, no input feeding), and greedy and beam
+// decoding token for token. The op parity cases check each op alone; this checks how the model composes
+// them on the device (the fused LSTM cell, the fused generator + loss, masks, reversal, row selection).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/nmt/beam_search.h"
+#include "models/nmt/greedy.h"
+#include "models/nmt/model.h"
+#include "tests/cuda/cuda_test_util.h"
+
+namespace luong::testing {
+namespace {
+
+using nmt::ModelConfig;
+using nmt::NmtModel;
+
+// Ids 0..3 are <pad>, <s>, </s>, <unk> as in the vocabularies training builds.
+constexpr int64_t kPad = 0, kBos = 1, kEos = 2;
+
+ModelConfig small_config() {
+  ModelConfig c;
+  c.src_vocab = 23, c.tgt_vocab = 19, c.pad_id = kPad, c.layers = 2, c.hidden_size = 16, c.embedding_size = 12;
+  c.dropout = 0.0, c.attention = "general", c.attention_window = 2;
+  return c;
+}
+
+// Five sentences of different lengths (one of a single token), padded: the masks and the local windows'
+// clipping at both ends are exercised.
+struct Batch {
+  std::vector<int64_t> src_lengths{9, 4, 7, 1, 6};
+  std::vector<int64_t> tgt_lengths{7, 3, 5, 2, 6};
+  Tensor src, tgt_in, tgt_out;  // on the CPU
+
+  explicit Batch(const ModelConfig& c) {
+    Generator gen(77);
+    const int64_t B = 5, S = 9, T = 7;
+    std::vector<int64_t> s(B * S, kPad), ti(B * T, kPad), to(B * T, kPad);
+    for (int64_t b = 0; b < B; ++b) {
+      for (int64_t i = 0; i < src_lengths[b]; ++i) s[b * S + i] = 4 + static_cast<int64_t>(gen.uniform() * (c.src_vocab - 4));
+      ti[b * T] = kBos;
+      for (int64_t i = 0; i + 1 < tgt_lengths[b]; ++i) {
+        const int64_t tok = 4 + static_cast<int64_t>(gen.uniform() * (c.tgt_vocab - 4));
+        to[b * T + i] = tok;
+        ti[b * T + i + 1] = tok;
+      }
+      to[b * T + tgt_lengths[b] - 1] = kEos;
+    }
+    src = Tensor::from_ids(s, {B, S});
+    tgt_in = Tensor::from_ids(ti, {B, T});
+    tgt_out = Tensor::from_ids(to, {B, T});
+  }
+};
+
+// A model of `dtype` on `device` holding exactly the reference's parameters (rounded to dtype).
+std::unique_ptr<NmtModel> copy_of(const NmtModel& ref, DType dtype, Device device) {
+  auto m = std::make_unique<NmtModel>(ref.config(), dtype);
+  const auto src = ref.named_parameters();
+  auto dst = m->named_parameters();
+  EXPECT_EQ(src.size(), dst.size());
+  for (size_t i = 0; i < dst.size() && i < src.size(); ++i) dst[i].second.data() = src[i].second.data().to(dtype).to(device);
+  return m;
+}
+
+struct LossAndGrads {
+  double loss = 0.0;
+  int64_t tokens = 0;
+  std::vector<Tensor> grads;  // per parameter, on the CPU as float64
+};
+
+LossAndGrads loss_and_grads(const NmtModel& m, const Batch& b, Device device) {
+  Generator dropout_gen(5);  // Philox masks depend only on (seed, offset, index): the same on every device
+  CrossEntropy ce = m.forward_loss(b.src.to(device), b.src_lengths, b.tgt_in.to(device), b.tgt_out.to(device),
+                                        0.0, &dropout_gen);
+  ce.loss.backward();
+  LossAndGrads r;
+  r.loss = ce.loss.data().item();
+  r.tokens = ce.tokens;
+  for (auto& [name, p] : m.named_parameters())
+    r.grads.push_back(p.grad().defined() ? p.grad().to(Device::cpu()).to(DType::f64) : Tensor());
+  return r;
+}
+
+std::vector<double> as_doubles(const std::vector<float>& v) { return std::vector<double>(v.begin(), v.end()); }
+
+struct Variant {
+  std::string what;
+  ModelConfig cfg;
+};
+
+std::vector<Variant> variants() {
+  std::vector<Variant> v;
+  for (const char* att : {"dot", "general", "concat"}) {
+    ModelConfig c = small_config();
+    c.attention = att;
+    v.push_back({std::string("global ") + att, c});
+  }
+  {
+    ModelConfig c = small_config();
+    c.attention = "local-m", c.attention_score = "dot";
+    v.push_back({"local-m/dot", c});
+  }
+  {
+    ModelConfig c = small_config();
+    c.attention = "local-p", c.attention_score = "concat", c.dropout = 0.3;
+    v.push_back({"local-p/concat with dropout", c});
+  }
+  {
+    ModelConfig c = small_config();
+    c.bidirectional_encoder = true, c.reverse_source = true, c.tie_embeddings = true, c.embedding_size = 16;
+    v.push_back({"general, bidirectional, reversed source, tied embeddings", c});
+  }
+  {
+    ModelConfig c = small_config();
+    c.input_feeding = false, c.layers = 3;
+    v.push_back({"general, 3 layers, no input feeding", c});
+  }
+  return v;
+}
+
+// Checks one device run against the float64 CPU run of the same parameters.
+void expect_matches_reference(const Variant& v, Device device, DType dtype, double tolerance) {
+  SCOPED_TRACE(v.what + " on " + device.name() + " as " + dtype_name(dtype));
+  Generator init(3);
+  NmtModel ref(v.cfg, init, DType::f64);
+  const Batch batch(v.cfg);
+  const LossAndGrads want = loss_and_grads(ref, batch, Device::cpu());
+  const auto dev = copy_of(ref, dtype, device);
+  const LossAndGrads got = loss_and_grads(*dev, batch, device);
+
+  EXPECT_EQ(got.tokens, want.tokens);
+  EXPECT_LE(max_mixed_error({got.loss}, {want.loss}), tolerance) << "loss " << got.loss << " vs " << want.loss;
+  const auto names = ref.named_parameters();
+  ASSERT_EQ(got.grads.size(), want.grads.size());
+  for (size_t i = 0; i < want.grads.size(); ++i) {
+    ASSERT_EQ(got.grads[i].defined(), want.grads[i].defined()) << names[i].first;
+    if (!want.grads[i].defined()) continue;
+    EXPECT_LE(max_mixed_error(got.grads[i], want.grads[i]), tolerance) << "gradient of " << names[i].first;
+  }
+}
+
+// The harness and its float32 tolerance, on machines without a GPU too.
+TEST(CudaModelParity, CpuFloat32LossAndGradientsMatchFloat64) {
+  for (const auto& v : variants()) expect_matches_reference(v, Device::cpu(), DType::f32, 2e-5);
+}
+
+TEST(CudaModelParity, Float64LossAndGradientsMatchTheCpu) {
+  LUONG_REQUIRE_CUDA();
+  // Same arithmetic, other summation orders and libm: far below 1e-9.
+  for (const auto& v : variants()) expect_matches_reference(v, Device::cuda(0), DType::f64, 1e-9);
+}
+
+TEST(CudaModelParity, Float32LossAndGradientsMatchTheFloat64Cpu) {
+  LUONG_REQUIRE_CUDA();
+  // float32 through two to three LSTM layers, attention and a 19-way softmax: a wrong kernel is off by
+  // O(1); rounding stays near 2e-7 (the CPU's float32 run, above), and TF32 left on by mistake (1e-3) fails.
+  for (const auto& v : variants()) expect_matches_reference(v, Device::cuda(0), DType::f32, 2e-5);
+}
+
+TEST(CudaModelParity, GreedyAndBeamDecodingMatchTheCpuTokenForToken) {
+  LUONG_REQUIRE_CUDA();
+  for (const auto& v : variants()) {
+    SCOPED_TRACE(v.what);
+    Generator init(11);
+    NmtModel cpu(v.cfg, init, DType::f64);
+    const auto gpu = copy_of(cpu, DType::f64, Device::cuda(0));
+    cpu.eval();
+    gpu->eval();
+    const Batch batch(v.cfg);
+    NoGradGuard no_grad;
+    EXPECT_EQ(nmt::greedy_decode(*gpu, batch.src.to(Device::cuda(0)), batch.src_lengths, kBos, kEos, 12),
+              nmt::greedy_decode(cpu, batch.src, batch.src_lengths, kBos, kEos, 12));
+    nmt::BeamOptions o;
+    o.beam_size = 4, o.n_best = 3, o.max_len = 12, o.length_penalty = 0.6, o.keep_attention = true;
+    const auto want = nmt::beam_search(cpu, batch.src, batch.src_lengths, kBos, kEos, o);
+    const auto got = nmt::beam_search(*gpu, batch.src.to(Device::cuda(0)), batch.src_lengths, kBos, kEos, o);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t s = 0; s < want.size(); ++s) {
+      ASSERT_EQ(got[s].size(), want[s].size()) << "sentence " << s;
+      for (size_t h = 0; h < want[s].size(); ++h) {
+        EXPECT_EQ(got[s][h].tokens, want[s][h].tokens) << "sentence " << s << " hypothesis " << h;
+        EXPECT_NEAR(got[s][h].score, want[s][h].score, 1e-9) << "sentence " << s << " hypothesis " << h;
+        ASSERT_EQ(got[s][h].attention.size(), want[s][h].attention.size());
+        for (size_t t = 0; t < want[s][h].attention.size(); ++t)
+          EXPECT_LE(max_mixed_error(as_doubles(got[s][h].attention[t]), as_doubles(want[s][h].attention[t])), 1e-6)
+              << "attention of sentence " << s << " hypothesis " << h << " token " << t;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace luong::testing
