@@ -143,6 +143,24 @@ nlohmann::json run(const BenchArgs& a) {
   std::sort(sorted.begin(), sorted.end());
   const double step_ms = sorted[sorted.size() / 2];
 
+  // On a GPU, whether the step is bound by the host or by the device: one more step, from an idle device,
+  // split at the end of backward into the host's time to enqueue forward + backward and the time the
+  // device then still needs to drain its queue. A drain near zero means the device waited on the host
+  // (kernel launches and op overhead set the pace); a long drain means the device was the bottleneck.
+  double enqueue_ms = -1, drain_ms = -1;
+  if (device.is_cuda()) {
+    sync();
+    const SyntheticBatch& b = batches[0];
+    flat.zero_grad();
+    const double t0 = now_s();
+    CrossEntropy ce = model.forward_loss(b.src, b.lengths, b.tgt_in, b.tgt_out);
+    ce.loss.backward();
+    const double t1 = now_s();
+    sync();
+    const double t2 = now_s();
+    enqueue_ms = (t1 - t0) * 1e3, drain_ms = (t2 - t1) * 1e3;
+  }
+
   nlohmann::json r;
   r["framework"] = std::string("luong ") + LUONG_VERSION;
   r["device"] = device.name();
@@ -162,6 +180,10 @@ nlohmann::json run(const BenchArgs& a) {
   r["tokens_per_s"] = static_cast<double>(s.batch * s.tgt_len) / (step_ms * 1e-3);
   r["step_ms"] = step_ms;
   r["window_step_ms"] = window_ms;
+  if (enqueue_ms >= 0) {
+    r["enqueue_ms"] = enqueue_ms;
+    r["drain_ms"] = drain_ms;
+  }
   r["peak_rss_mb"] = proc_status_mb("VmHWM");
   r["startup_rss_mb"] = startup_rss_mb;
   // The tensors' own high-water mark in the timed steps (size-class rounded), and what the caching allocator

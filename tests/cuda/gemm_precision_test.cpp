@@ -103,10 +103,16 @@ TEST(CudaGemmPrecision, Tf32AndBf16StayWithinTheirPrecisionOfFloat64) {
     // tf32: 10 mantissa bits (a rounding error ~5e-4 per input); bf16: 7 bits (~4e-3).
     EXPECT_LE(etf, 1e-3);
     EXPECT_LE(e16, 1e-2);
-    // Each mode really ran in its own precision: tf32 far from float32, bf16 further (8x if the hardware
-    // rounds tf32 to nearest, about 3x if it truncates).
-    EXPECT_GT(etf, 10 * e32);
+    // Each mode really ran in its own precision: bf16 far from float32 (its inputs are rounded here, before
+    // cuBLAS), and tf32 between the two (8x below bf16 if the hardware rounds tf32 to nearest, about 3x if it
+    // truncates). CUBLAS_COMPUTE_32F_FAST_TF32 allows tensor cores, it does not force them: for the small
+    // batched products cuBLAS chose a full float32 kernel on an H200 (etf == e32 exactly, 2026-11-30), so
+    // tf32's own error is asserted on the single products, where it used them.
+    EXPECT_GT(e16, 10 * e32);
     EXPECT_LT(etf, e16 / 2);
+    if (g.batch == 1) {
+      EXPECT_GT(etf, 10 * e32);
+    }
     EXPECT_EQ(gemm_precision(), GemmPrecision::fp32);
   }
 }

@@ -81,9 +81,14 @@ TEST(CudaGemm, Tf32IsOptInAndStaysWithinItsPrecision) {
   cuda::gemm<float>(false, false, m, n, k, 1.f, a.g<float>(), b.g<float>(), 0.f, c.g<float>());
   cuda::set_tf32(false);
   // TF32 keeps 10 mantissa bits of each product's inputs: relative error ~1e-3 on sums of 512 products.
-  EXPECT_LE(c.error(), 2e-2);
+  const double tf32_error = c.error();
+  EXPECT_LE(tf32_error, 2e-2);
   cuda::gemm<float>(false, false, m, n, k, 1.f, a.g<float>(), b.g<float>(), 0.f, c.g<float>());
-  EXPECT_LE(c.error(), 1e-5);  // full float32 again
+  // Full float32 again: sums of 512 products of [-1, 1) values reach ~15, whose float32 spacing is 1e-6, and
+  // cuBLAS adds in another order than the CPU: about sqrt(512) half-spacings, 1.1e-5 on an H200.
+  const double fp32_error = c.error();
+  EXPECT_LE(fp32_error, 5e-5);
+  EXPECT_LT(fp32_error, tf32_error / 10);
 }
 
 TEST(CudaGemm, Bf16ConversionsRoundLikeTheHost) {
