@@ -79,9 +79,12 @@ struct LstmCellOp : Node {
     dispatch_float(gates.dtype(), "lstm_cell backward", [&](auto t) {
       using T = decltype(t);
       T* pdz = dz.data<T>();
+      // dc_prev's slot: overwritten when fresh, as if zero-filled first (no fill), else accumulated.
+      bool dc_fresh = false;
+      T* dc_prev = needs_grad(2) ? grad_target(2, dc_fresh).data<T>() : nullptr;
       LUONG_KERNEL(dev, lstm_cell_backward<T>, B, H, gates.data<T>(), c_prev.data<T>(), c.data<T>(),
-                   dh.defined() ? dh.data<T>() : nullptr, dc.defined() ? dc.data<T>() : nullptr, pdz,
-                   needs_grad(2) ? grad_slot(2).data<T>() : nullptr);
+                   dh.defined() ? dh.data<T>() : nullptr, dc.defined() ? dc.data<T>() : nullptr, pdz, dc_prev,
+                   !dc_fresh);
       bool fresh = false;
       if (needs_grad(0)) {
         if (has_w) {  // dx (B, I) += dz (B, G) W^T

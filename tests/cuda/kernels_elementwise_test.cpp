@@ -132,6 +132,35 @@ TEST(CudaLstmCell, ForwardAndBackwardMatchTheCpuWithOptionalGradients) {
     EXPECT_LE(dz.error(), 1e-14) << variant;
     EXPECT_LE(dc_prev.error(), 1e-14) << variant;
   }
+  // dc_prev overwritten (accumulate_dc_prev false) on the GPU over garbage, against the CPU accumulating into
+  // zeros: the same values.
+  KernelPair dz = random_pair({B, 4 * H}, DType::f64, 28), dc_prev = random_pair({B, H}, DType::f64, 29);
+  dc_prev.cpu.zero_();
+  cpu::lstm_cell_backward<double>(B, H, gates.c<double>(), c_prev.c<double>(), c.c<double>(), dh.c<double>(),
+                                  dc.c<double>(), dz.c<double>(), dc_prev.c<double>());
+  cuda::lstm_cell_backward<double>(B, H, gates.g<double>(), c_prev.g<double>(), c.g<double>(), dh.g<double>(),
+                                   dc.g<double>(), dz.g<double>(), dc_prev.g<double>(), false);
+  EXPECT_LE(dc_prev.error(), 1e-14);
+}
+
+// Runs without a GPU: the CPU kernel's overwrite mode gives bitwise what zero-filling and accumulating gives,
+// whatever the buffer held (lstm_sequence relies on it to skip a fill per step).
+TEST(CudaLstmCell, CpuOverwriteOfDcPrevEqualsZeroFillThenAccumulate) {
+  const int64_t B = 9, H = 33;
+  const Tensor gates = random_tensor({B, 4 * H}, DType::f32, Device::cpu(), 30, 0, 1);
+  const Tensor c_prev = random_tensor({B, H}, DType::f32, Device::cpu(), 31);
+  const Tensor c = random_tensor({B, H}, DType::f32, Device::cpu(), 32);
+  const Tensor dh = random_tensor({B, H}, DType::f32, Device::cpu(), 33);
+  const Tensor dc = random_tensor({B, H}, DType::f32, Device::cpu(), 34);
+  Tensor dz1 = Tensor::empty({B, 4 * H}, DType::f32, Device::cpu()), dz2 = dz1.clone();
+  Tensor zeroed = Tensor::zeros({B, H}, DType::f32, Device::cpu());
+  Tensor garbage = random_tensor({B, H}, DType::f32, Device::cpu(), 35, -1e6, 1e6);
+  cpu::lstm_cell_backward<float>(B, H, gates.data<float>(), c_prev.data<float>(), c.data<float>(), dh.data<float>(),
+                                 dc.data<float>(), dz1.data<float>(), zeroed.data<float>());
+  cpu::lstm_cell_backward<float>(B, H, gates.data<float>(), c_prev.data<float>(), c.data<float>(), dh.data<float>(),
+                                 dc.data<float>(), dz2.data<float>(), garbage.data<float>(), false);
+  EXPECT_TRUE(bitwise_equal(garbage, zeroed));
+  EXPECT_TRUE(bitwise_equal(dz2, dz1));
 }
 
 TEST(CudaOptim, SgdAndAdamUpdatesMatchTheCpu) {

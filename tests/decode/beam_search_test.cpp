@@ -61,7 +61,10 @@ TEST(BeamSearch, WiderBeamFindsAtLeastAsProbableHypothesesAndNBestIsSorted) {
   const auto b5 = beam_search(*model, src, lengths, kBos, kEos, fixed_length(5, 10, 5));
   for (size_t i = 0; i < b1.size(); ++i) {
     ASSERT_EQ(b5[i].size(), 5u);
-    EXPECT_GE(b5[i][0].score, b1[i][0].score - 1e-9) << "sentence " << i;
+    // When both beams find the same hypothesis its score may differ in float32 rounding: the products run
+    // with 5x the rows, which BLAS may block differently (seen on an AMD EPYC with OpenBLAS's Zen kernels:
+    // equal to 6 digits, more than 1e-9 apart). A real loss to greedy is orders of magnitude larger.
+    EXPECT_GE(b5[i][0].score, b1[i][0].score - 1e-5) << "sentence " << i;
     for (size_t k = 1; k < b5[i].size(); ++k) EXPECT_GE(b5[i][k - 1].score, b5[i][k].score);
   }
 }

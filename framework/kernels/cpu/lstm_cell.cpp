@@ -80,12 +80,13 @@ void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_pre
 
 template <class T>
 void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* c, const T* dh,
-                        const T* dc, T* dz, T* dc_prev) {
+                        const T* dc, T* dz, T* dc_prev, bool accumulate_dc_prev) {
 #pragma omp parallel for schedule(static) if (batch * hidden > kParallelGrain / 4)
   for (int64_t b = 0; b < batch; ++b) {
     const T* gb = gates + b * 4 * hidden;
     T* dzb = dz + b * 4 * hidden;
     const int64_t k = b * hidden;
+    if (dc_prev && !accumulate_dc_prev) std::fill(dc_prev + k, dc_prev + k + hidden, T(0));  // then 0 + x below
     cell_backward_row(hidden, gb, gb + hidden, gb + 2 * hidden, gb + 3 * hidden, c_prev + k, c + k,
                       dh ? dh + k : nullptr, dc ? dc + k : nullptr, dzb, dzb + hidden, dzb + 2 * hidden,
                       dzb + 3 * hidden, dc_prev ? dc_prev + k : nullptr);
@@ -109,8 +110,8 @@ template void lstm_carry_rows<double>(int64_t, int64_t, const uint8_t*, const do
 template void lstm_cell_forward<float>(int64_t, int64_t, const float*, const float*, float*, float*, float*);
 template void lstm_cell_forward<double>(int64_t, int64_t, const double*, const double*, double*, double*, double*);
 template void lstm_cell_backward<float>(int64_t, int64_t, const float*, const float*, const float*, const float*,
-                                        const float*, float*, float*);
+                                        const float*, float*, float*, bool);
 template void lstm_cell_backward<double>(int64_t, int64_t, const double*, const double*, const double*, const double*,
-                                         const double*, double*, double*);
+                                         const double*, double*, double*, bool);
 
 }  // namespace luong::cpu

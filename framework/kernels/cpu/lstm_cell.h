@@ -10,12 +10,15 @@ namespace luong::cpu {
 // z (B, 4H) pre-activations (bias already added); writes activated gates (B, 4H), c (B, H) and h (B, H).
 template <class T>
 void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h);
-// From dh, dc (either may be null = zero) to dz (B, 4H, overwritten) and dc_prev (accumulated, may be null).
+// From dh, dc (either may be null = zero) to dz (B, 4H, overwritten) and dc_prev (may be null): accumulated,
+// or with accumulate_dc_prev false overwritten, with exactly the values that zero-filling it first and
+// accumulating would give (0 + x, so -0 becomes +0 as there), without the separate fill (one device memset
+// per step and layer on CUDA, where the step is bound by the host's calls).
 // c is the step's cell state (forward's output): tanh(c) is recomputed from it, with the forward's function,
 // so it need not be saved (a (T, B, H) buffer per layer; the recomputation costs well under 1% of a step).
 template <class T>
 void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* c, const T* dh,
-                        const T* dc, T* dz, T* dc_prev);
+                        const T* dc, T* dz, T* dc_prev, bool accumulate_dc_prev = true);
 
 // Padding in a sequence (ops/lstm_sequence.cpp): rows r with keep[r] == 0 take prev's row (or zeros when
 // prev is null) in x (rows, cols); rows with keep[r] != 0 are left alone.

@@ -60,6 +60,7 @@ DeviceContext* create_context(int device) {
   LUONG_CUBLAS_CHECK(cublasSetStream(ctx->blas, ctx->stream));
   LUONG_CUDA_CHECK(cudaMalloc(&ctx->blas_workspace, kBlasWorkspaceBytes));
   LUONG_CUBLAS_CHECK(cublasSetWorkspace(ctx->blas, ctx->blas_workspace, kBlasWorkspaceBytes));
+  ctx->blas_workspace_bytes = kBlasWorkspaceBytes;
   // Default math: no TF32 behind the caller's back. Reduced precision is chosen per call by cuda::gemm
   // from gemm_precision() (framework/core/precision.h) through the compute type.
   LUONG_CUBLAS_CHECK(cublasSetMathMode(ctx->blas, CUBLAS_DEFAULT_MATH));

@@ -6,7 +6,8 @@
 //
 // float32 GEMMs follow gemm_precision() (framework/core/precision.h), read on every call:
 //   fp32  cublasSgemm (no tensor cores: the handle's math mode stays CUBLAS_DEFAULT_MATH),
-//   tf32  cublasGemmEx / cublasGemmStridedBatchedEx on float32 data with CUBLAS_COMPUTE_32F_FAST_TF32,
+//   tf32  a cached cublasLt plan (gemm_lt.h; cublasGemmEx where it has none) / cublasGemmStridedBatchedEx
+//         on float32 data with CUBLAS_COMPUTE_32F_FAST_TF32,
 //   bf16  A and B converted to bf16 (round to nearest even) in scratch from the caching allocator (no
 //         cudaMalloc once the cache is warm), then gemm_bf16 / cublasGemmStridedBatchedEx with CUDA_R_16BF
 //         inputs, CUBLAS_COMPUTE_32F and float32 C, with the caller's alpha and beta.
@@ -14,6 +15,7 @@
 #include <type_traits>
 
 #include "framework/core/precision.h"
+#include "framework/kernels/cuda/gemm_lt.h"
 #include "framework/kernels/cuda/kernels.h"
 #include "framework/kernels/cuda/runtime.h"
 
@@ -37,6 +39,9 @@ bool reduced(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
              float beta, float* c) {
   const GemmPrecision p = gemm_precision();
   if (p == GemmPrecision::tf32) {
+    const LtGemm g{op(tb), op(ta), n, m, k, b, CUDA_R_32F, tb ? k : n, a, CUDA_R_32F, ta ? m : k, c, CUDA_R_32F, n,
+                   CUBLAS_COMPUTE_32F_FAST_TF32};
+    if (lt_gemm(g, alpha, beta)) return true;
     LUONG_CUBLAS_CHECK(cublasGemmEx_64(cublas_handle(), op(tb), op(ta), n, m, k, &alpha, b, CUDA_R_32F, tb ? k : n, a,
                                        CUDA_R_32F, ta ? m : k, &beta, c, CUDA_R_32F, n,
                                        CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));

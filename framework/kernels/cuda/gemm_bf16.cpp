@@ -1,6 +1,8 @@
 #ifdef LUONG_WITH_CUDA
-// bf16 x bf16 GEMM with float32 accumulation (cublasGemmEx, CUBLAS_COMPUTE_32F): the tensor-core path for
-// mixed precision. Same row-major-as-transposed-column-major convention as gemm.cpp.
+// bf16 x bf16 GEMM with float32 accumulation (CUBLAS_COMPUTE_32F): the tensor-core path for mixed precision,
+// through a cached cublasLt plan (gemm_lt.h), or cublasGemmEx where cublasLt offers none. Same
+// row-major-as-transposed-column-major convention as gemm.cpp.
+#include "framework/kernels/cuda/gemm_lt.h"
 #include "framework/kernels/cuda/kernels.h"
 #include "framework/kernels/cuda/runtime.h"
 
@@ -12,6 +14,9 @@ void gemm_ex(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
   if (m == 0 || n == 0) return;
   LUONG_CHECK(k > 0, "gemm_bf16: k must be positive, got (m, n, k) = (", m, ", ", n, ", ", k, ")");
   const cublasOperation_t op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const LtGemm g{op_b, op_a, n, m, k, b, CUDA_R_16BF, tb ? k : n, a, CUDA_R_16BF, ta ? m : k, c, c_type, n,
+                 CUBLAS_COMPUTE_32F};
+  if (lt_gemm(g, alpha, beta)) return;
   LUONG_CUBLAS_CHECK(cublasGemmEx_64(cublas_handle(), op_b, op_a, n, m, k, &alpha, b, CUDA_R_16BF, tb ? k : n, a,
                                      CUDA_R_16BF, ta ? m : k, &beta, c, c_type, n, CUBLAS_COMPUTE_32F,
                                      CUBLAS_GEMM_DEFAULT));

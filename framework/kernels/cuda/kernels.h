@@ -71,7 +71,7 @@ template <class T>
 void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h);
 template <class T>
 void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* c, const T* dh,
-                        const T* dc, T* dz, T* dc_prev);
+                        const T* dc, T* dz, T* dc_prev, bool accumulate_dc_prev = true);
 template <class T>
 void lstm_carry_rows(int64_t rows, int64_t cols, const uint8_t* keep, const T* prev, T* x);
 

@@ -27,11 +27,11 @@ __global__ void lstm_cell_forward_kernel(int64_t batch, int64_t hidden, const T*
   }
 }
 
-// dh and dc may be null (zero); dz is overwritten, dc_prev accumulated (may be null). tanh(c) is recomputed
-// from the step's c with the forward's function (kernels/cpu/lstm_cell.h).
+// dh and dc may be null (zero); dz is overwritten, dc_prev accumulated or overwritten as 0 + x (may be null).
+// tanh(c) is recomputed from the step's c with the forward's function (kernels/cpu/lstm_cell.h).
 template <class T>
 __global__ void lstm_cell_backward_kernel(int64_t batch, int64_t hidden, const T* gates, const T* c_prev,
-                                          const T* c, const T* dh, const T* dc, T* dz, T* dc_prev) {
+                                          const T* c, const T* dh, const T* dc, T* dz, T* dc_prev, bool accumulate) {
   const int64_t total = batch * hidden;
   for (int64_t k = global_index(); k < total; k += global_stride()) {
     const int64_t b = k / hidden, j = k % hidden;
@@ -45,7 +45,7 @@ __global__ void lstm_cell_backward_kernel(int64_t batch, int64_t hidden, const T
     dzb[hidden + j] = dct * c_prev[k] * f * (T(1) - f);
     dzb[2 * hidden + j] = dct * i * (T(1) - g * g);
     dzb[3 * hidden + j] = dhk * tc * o * (T(1) - o);
-    if (dc_prev) dc_prev[k] += dct * f;
+    if (dc_prev) dc_prev[k] = (accumulate ? dc_prev[k] : T(0)) + dct * f;
   }
 }
 
@@ -68,10 +68,11 @@ void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_pre
 
 template <class T>
 void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* c, const T* dh,
-                        const T* dc, T* dz, T* dc_prev) {
+                        const T* dc, T* dz, T* dc_prev, bool accumulate_dc_prev) {
   if (batch * hidden == 0) return;
   lstm_cell_backward_kernel<<<grid_for(batch * hidden), kThreads, 0, stream()>>>(batch, hidden, gates, c_prev, c,
-                                                                                dh, dc, dz, dc_prev);
+                                                                                dh, dc, dz, dc_prev,
+                                                                                accumulate_dc_prev);
   LUONG_CUDA_CHECK_LAUNCH("lstm_cell_backward_kernel");
 }
 
@@ -87,8 +88,8 @@ template void lstm_carry_rows<double>(int64_t, int64_t, const uint8_t*, const do
 template void lstm_cell_forward<float>(int64_t, int64_t, const float*, const float*, float*, float*, float*);
 template void lstm_cell_forward<double>(int64_t, int64_t, const double*, const double*, double*, double*, double*);
 template void lstm_cell_backward<float>(int64_t, int64_t, const float*, const float*, const float*, const float*,
-                                        const float*, float*, float*);
+                                        const float*, float*, float*, bool);
 template void lstm_cell_backward<double>(int64_t, int64_t, const double*, const double*, const double*, const double*,
-                                         const double*, double*, double*);
+                                         const double*, double*, double*, bool);
 
 }  // namespace luong::cuda

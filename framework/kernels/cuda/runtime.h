@@ -22,6 +22,7 @@ struct DeviceContext {
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
   void* blas_workspace = nullptr;  // cuBLAS workspace bound to the handle: keeps its kernels deterministic
+  size_t blas_workspace_bytes = 0;  // its size; cublasLt (gemm_lt.cpp) uses the same buffer on the same stream
   // Reduction scratch: first-pass partials and one result slot on the device, a pinned result on the host.
   // Guarded by scratch_mutex from the first kernel that writes them to the read of the result.
   double* partials = nullptr;    // kMaxReduceBlocks
