@@ -122,8 +122,7 @@ struct LstmSequenceOp : Node {
         T_* dzi = dz.data<T_>() + i * B * G;
         // dc_prev is overwritten (as if zeroed first): no fill per step.
         LUONG_KERNEL(dev, lstm_cell_backward<T_>, B, H, gates.data<T_>() + i * B * G, c_all.data<T_>() + i * B * H,
-                     c_all.data<T_>() + (i + 1) * B * H, dh.data<T_>(), dc.data<T_>(), dzi, dc_prev.data<T_>(),
-                     false);
+                     c_all.data<T_>() + (i + 1) * B * H, dh.data<T_>(), dc.data<T_>(), dzi, dc_prev.data<T_>(), false);
         const uint8_t* k = keep.defined() ? keep.data<uint8_t>() + i * B : nullptr;
         if (k) LUONG_KERNEL(dev, lstm_carry_rows<T_>, B, G, k, static_cast<const T_*>(nullptr), dzi);  // a carry: no dz
         // dh_prev = dz U^T; a carried row passes its dh and dc through unchanged.

@@ -42,7 +42,8 @@ struct Batch {
     const int64_t B = 5, S = 9, T = 7;
     std::vector<int64_t> s(B * S, kPad), ti(B * T, kPad), to(B * T, kPad);
     for (int64_t b = 0; b < B; ++b) {
-      for (int64_t i = 0; i < src_lengths[b]; ++i) s[b * S + i] = 4 + static_cast<int64_t>(gen.uniform() * (c.src_vocab - 4));
+      for (int64_t i = 0; i < src_lengths[b]; ++i)
+        s[b * S + i] = 4 + static_cast<int64_t>(gen.uniform() * (c.src_vocab - 4));
       ti[b * T] = kBos;
       for (int64_t i = 0; i + 1 < tgt_lengths[b]; ++i) {
         const int64_t tok = 4 + static_cast<int64_t>(gen.uniform() * (c.tgt_vocab - 4));
@@ -63,7 +64,8 @@ std::unique_ptr<NmtModel> copy_of(const NmtModel& ref, DType dtype, Device devic
   const auto src = ref.named_parameters();
   auto dst = m->named_parameters();
   EXPECT_EQ(src.size(), dst.size());
-  for (size_t i = 0; i < dst.size() && i < src.size(); ++i) dst[i].second.data() = src[i].second.data().to(dtype).to(device);
+  for (size_t i = 0; i < dst.size() && i < src.size(); ++i)
+    dst[i].second.data() = src[i].second.data().to(dtype).to(device);
   return m;
 }
 
@@ -75,8 +77,8 @@ struct LossAndGrads {
 
 LossAndGrads loss_and_grads(const NmtModel& m, const Batch& b, Device device) {
   Generator dropout_gen(5);  // Philox masks depend only on (seed, offset, index): the same on every device
-  CrossEntropy ce = m.forward_loss(b.src.to(device), b.src_lengths, b.tgt_in.to(device), b.tgt_out.to(device),
-                                        0.0, &dropout_gen);
+  CrossEntropy ce =
+      m.forward_loss(b.src.to(device), b.src_lengths, b.tgt_in.to(device), b.tgt_out.to(device), 0.0, &dropout_gen);
   ce.loss.backward();
   LossAndGrads r;
   r.loss = ce.loss.data().item();

@@ -27,9 +27,12 @@ struct Counter {
 };
 
 enum Api { kLaunch, kGemmEx, kGemmBatchedEx, kSgemm, kSgemmBatched, kMemcpyAsync, kMemsetAsync, kApis };
-Counter counters[kApis] = {{"kernel launches"},          {"cublasGemmEx_64"},
-                           {"cublasGemmStridedBatchedEx_64"}, {"cublasSgemm_v2_64"},
-                           {"cublasSgemmStridedBatched_64"},  {"cudaMemcpyAsync"},
+Counter counters[kApis] = {{"kernel launches"},
+                           {"cublasGemmEx_64"},
+                           {"cublasGemmStridedBatchedEx_64"},
+                           {"cublasSgemm_v2_64"},
+                           {"cublasSgemmStridedBatched_64"},
+                           {"cudaMemcpyAsync"},
                            {"cudaMemsetAsync"}};
 
 constexpr int kSites = 512;
@@ -91,9 +94,9 @@ cudaError_t CUDARTAPI __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 bl
 }
 
 cublasStatus_t CUBLASWINAPI cublasGemmEx_64(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,
-                                            int64_t n, int64_t k, const void* alpha, const void* A,
-                                            cudaDataType Atype, int64_t lda, const void* B, cudaDataType Btype,
-                                            int64_t ldb, const void* beta, void* C, cudaDataType Ctype, int64_t ldc,
+                                            int64_t n, int64_t k, const void* alpha, const void* A, cudaDataType Atype,
+                                            int64_t lda, const void* B, cudaDataType Btype, int64_t ldb,
+                                            const void* beta, void* C, cudaDataType Ctype, int64_t ldc,
                                             cublasComputeType_t compute, cublasGemmAlgo_t algo) {
   static auto fn = real<decltype(&cublasGemmEx_64)>("cublasGemmEx_64");
   return timed(kGemmEx, fn, h, ta, tb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype, ldc, compute,
@@ -106,8 +109,8 @@ cublasStatus_t CUBLASWINAPI cublasGemmStridedBatchedEx_64(
     long long int sB, const void* beta, void* C, cudaDataType Ctype, int64_t ldc, long long int sC, int64_t batch,
     cublasComputeType_t compute, cublasGemmAlgo_t algo) {
   static auto fn = real<decltype(&cublasGemmStridedBatchedEx_64)>("cublasGemmStridedBatchedEx_64");
-  return timed(kGemmBatchedEx, fn, h, ta, tb, m, n, k, alpha, A, Atype, lda, sA, B, Btype, ldb, sB, beta, C, Ctype,
-               ldc, sC, batch, compute, algo);
+  return timed(kGemmBatchedEx, fn, h, ta, tb, m, n, k, alpha, A, Atype, lda, sA, B, Btype, ldb, sB, beta, C, Ctype, ldc,
+               sC, batch, compute, algo);
 }
 
 cublasStatus_t CUBLASWINAPI cublasSgemm_v2_64(cublasHandle_t h, cublasOperation_t ta, cublasOperation_t tb, int64_t m,

@@ -74,8 +74,7 @@ int alignment_of(const void* p) {
   return align;
 }
 
-cublasLtMatrixLayout_t layout(cudaDataType_t type, cublasOperation_t op, int64_t rows_op, int64_t cols_op,
-                              int64_t ld) {
+cublasLtMatrixLayout_t layout(cudaDataType_t type, cublasOperation_t op, int64_t rows_op, int64_t cols_op, int64_t ld) {
   // The layout describes the matrix as stored, before op.
   const bool t = op != CUBLAS_OP_N;
   cublasLtMatrixLayout_t l = nullptr;
@@ -110,8 +109,7 @@ Plan make_plan(cublasLtHandle_t handle, const LtGemm& g, const PlanKey& key, siz
                                                           sizeof aligns[2]));
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
-  const cublasStatus_t s =
-      cublasLtMatmulAlgoGetHeuristic(handle, p.desc, p.a, p.b, p.c, p.c, pref, 1, &result, &found);
+  const cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(handle, p.desc, p.a, p.b, p.c, p.c, pref, 1, &result, &found);
   cublasLtMatmulPreferenceDestroy(pref);
   if (s == CUBLAS_STATUS_SUCCESS && found > 0 && result.state == CUBLAS_STATUS_SUCCESS) {
     p.algo = result.algo;
