@@ -39,12 +39,7 @@ bool reduced(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, con
              float beta, float* c) {
   const GemmPrecision p = gemm_precision();
   if (p == GemmPrecision::tf32) {
-    const LtGemm g{op(tb), op(ta), n, m, k, b, CUDA_R_32F, tb ? k : n, a, CUDA_R_32F, ta ? m : k, c, CUDA_R_32F, n,
-                   CUBLAS_COMPUTE_32F_FAST_TF32};
-    if (lt_gemm(g, alpha, beta)) return true;
-    LUONG_CUBLAS_CHECK(cublasGemmEx_64(cublas_handle(), op(tb), op(ta), n, m, k, &alpha, b, CUDA_R_32F, tb ? k : n, a,
-                                       CUDA_R_32F, ta ? m : k, &beta, c, CUDA_R_32F, n,
-                                       CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+    gemm_ex(ta, tb, m, n, k, alpha, a, b, CUDA_R_32F, beta, c, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32);
     return true;
   }
   if (p == GemmPrecision::bf16) {

@@ -9,29 +9,23 @@
 namespace luong::cuda {
 namespace {
 
-void gemm_ex(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a, const uint16_t* b,
-             float beta, void* c, cudaDataType_t c_type) {
+void bf16_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a, const uint16_t* b,
+               float beta, void* c, cudaDataType_t c_type) {
   if (m == 0 || n == 0) return;
   LUONG_CHECK(k > 0, "gemm_bf16: k must be positive, got (m, n, k) = (", m, ", ", n, ", ", k, ")");
-  const cublasOperation_t op_a = ta ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const LtGemm g{op_b, op_a, n, m, k, b, CUDA_R_16BF, tb ? k : n, a, CUDA_R_16BF, ta ? m : k, c, c_type, n,
-                 CUBLAS_COMPUTE_32F};
-  if (lt_gemm(g, alpha, beta)) return;
-  LUONG_CUBLAS_CHECK(cublasGemmEx_64(cublas_handle(), op_b, op_a, n, m, k, &alpha, b, CUDA_R_16BF, tb ? k : n, a,
-                                     CUDA_R_16BF, ta ? m : k, &beta, c, c_type, n, CUBLAS_COMPUTE_32F,
-                                     CUBLAS_GEMM_DEFAULT));
+  gemm_ex(ta, tb, m, n, k, alpha, a, b, CUDA_R_16BF, beta, c, c_type, CUBLAS_COMPUTE_32F);
 }
 
 }  // namespace
 
 void gemm_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
                const uint16_t* b, float beta, float* c) {
-  gemm_ex(trans_a, trans_b, m, n, k, alpha, a, b, beta, c, CUDA_R_32F);
+  bf16_gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c, CUDA_R_32F);
 }
 
 void gemm_bf16(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const uint16_t* a,
                const uint16_t* b, float beta, uint16_t* c) {
-  gemm_ex(trans_a, trans_b, m, n, k, alpha, a, b, beta, c, CUDA_R_16BF);
+  bf16_gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c, CUDA_R_16BF);
 }
 
 }  // namespace luong::cuda

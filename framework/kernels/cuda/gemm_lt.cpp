@@ -1,6 +1,6 @@
 #ifdef LUONG_WITH_CUDA
-// Cached cublasLt plans (see gemm_lt.h). A plan is keyed by everything the heuristic's choice depends on:
-// transposes, sizes, leading dimensions, types, compute type and the alignment of each pointer (cublasLt
+// Cached cublasLt plans behind gemm_ex (gemm_lt.h). A plan is keyed by everything the heuristic's choice
+// depends on: transposes, sizes, leading dimensions, types, compute type and the alignment of each pointer (cublasLt
 // assumes 256-byte aligned buffers unless told otherwise, and views into a tensor are often less aligned).
 // The workspace is the one bound to the device's cuBLAS handle: both libraries queue on the same stream,
 // so their uses never overlap. The heuristic is asked once per plan with the same workspace limit as
@@ -18,6 +18,23 @@
 
 namespace luong::cuda {
 namespace {
+
+// One product in cuBLAS's column-major terms: D = C = alpha op_a(A) op_b(B) + beta C, op_a(A) m x k,
+// op_b(B) k x n, C m x n.
+struct LtGemm {
+  cublasOperation_t op_a, op_b;
+  int64_t m, n, k;
+  const void* a;
+  cudaDataType_t a_type;
+  int64_t lda;
+  const void* b;
+  cudaDataType_t b_type;
+  int64_t ldb;
+  void* c;
+  cudaDataType_t c_type;
+  int64_t ldc;
+  cublasComputeType_t compute;
+};
 
 struct PlanKey {
   int op_a, op_b;
@@ -118,8 +135,8 @@ Plan make_plan(cublasLtHandle_t handle, const LtGemm& g, const PlanKey& key, siz
   return p;
 }
 
-}  // namespace
-
+// Runs g through its cached plan and returns true, or returns false (having done nothing) when cublasLt has
+// no algorithm for it.
 bool lt_gemm(const LtGemm& g, float alpha, float beta) {
   DeviceContext& ctx = context();
   DeviceLt& lt = device_lt(ctx.device);
@@ -135,8 +152,22 @@ bool lt_gemm(const LtGemm& g, float alpha, float beta) {
   }
   if (!plan->usable) return false;
   LUONG_CUBLAS_CHECK(cublasLtMatmul(lt.handle, plan->desc, &alpha, g.a, plan->a, g.b, plan->b, &beta, g.c, plan->c,
-                                    g.c, plan->c, &plan->algo, ctx.blas_workspace, ctx.blas_workspace_bytes, ctx.stream));
+                                    g.c, plan->c, &plan->algo, ctx.blas_workspace, ctx.blas_workspace_bytes,
+                                    ctx.stream));
   return true;
+}
+
+}  // namespace
+
+void gemm_ex(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const void* a, const void* b,
+             cudaDataType_t ab_type, float beta, void* c, cudaDataType_t c_type, cublasComputeType_t compute) {
+  // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: B first, m and n swapped.
+  const cublasOperation_t op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int64_t lda = trans_a ? m : k, ldb = trans_b ? k : n;
+  const LtGemm g{op_b, op_a, n, m, k, b, ab_type, ldb, a, ab_type, lda, c, c_type, n, compute};
+  if (lt_gemm(g, alpha, beta)) return;
+  LUONG_CUBLAS_CHECK(cublasGemmEx_64(cublas_handle(), op_b, op_a, n, m, k, &alpha, b, ab_type, ldb, a, ab_type, lda,
+                                     &beta, c, c_type, n, compute, CUBLAS_GEMM_DEFAULT));
 }
 
 }  // namespace luong::cuda

@@ -6,8 +6,10 @@
 // on an H200's host (tools/diag/launch_census.cpp, 2026-11-30): it builds descriptors and asks the
 // heuristic again on every call. A cached plan leaves only cublasLtMatmul itself.
 //
-// Column-major, as cuBLAS: D = C = alpha op_a(A) op_b(B) + beta C with A stored rows_a x cols_a (lda),
-// and so on; callers in gemm.cpp / gemm_bf16.cpp do the row-major swap as they do for cublasGemmEx.
+// Row-major C (m, n) = alpha op(A) op(B) + beta C with A and B of ab_type, C of c_type, accumulated in
+// `compute`, on the current device's stream; the same conventions as gemm() (kernels.h): the row-major
+// operands are passed to cuBLAS swapped, as the transposed column-major product. Runs a cached cublasLt plan,
+// or cublasGemmEx where cublasLt offers no algorithm for the shape. k must be positive.
 #pragma once
 #include <cublas_api.h>
 #include <library_types.h>
@@ -16,23 +18,7 @@
 
 namespace luong::cuda {
 
-struct LtGemm {
-  cublasOperation_t op_a, op_b;
-  int64_t m, n, k;  // of the column-major product: op_a(A) is m x k, op_b(B) is k x n, C is m x n
-  const void* a;
-  cudaDataType_t a_type;
-  int64_t lda;
-  const void* b;
-  cudaDataType_t b_type;
-  int64_t ldb;
-  void* c;
-  cudaDataType_t c_type;
-  int64_t ldc;
-  cublasComputeType_t compute;
-};
-
-// Runs the GEMM on the current device's stream with float alpha and beta and returns true, or returns false
-// (having done nothing) when cublasLt offers no algorithm for it; the caller then uses cublasGemmEx.
-bool lt_gemm(const LtGemm& g, float alpha, float beta);
+void gemm_ex(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const void* a, const void* b,
+             cudaDataType_t ab_type, float beta, void* c, cudaDataType_t c_type, cublasComputeType_t compute);
 
 }  // namespace luong::cuda
