@@ -1,9 +1,11 @@
 // framework/kernels/cuda/cublas_loader: a CUDA build opens cuBLAS and cublasLt on their first call, not at
-// start, and every function it forwards resolves in the toolkit's libraries. Runs without a GPU (the
-// libraries load and answer without one); skipped in CPU-only builds.
+// start; every function it forwards resolves in the toolkit's libraries; an LD_PRELOAD interposer still
+// sees the calls and reaches cuBLAS. Runs without a GPU (the libraries load and answer without one);
+// skipped in CPU-only builds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -53,6 +55,14 @@ TEST(CublasLoader, EveryForwardedFunctionResolvesUnderItsLibraryName) {
   EXPECT_TRUE(has("cublasSgemm_v2_64"));
   EXPECT_TRUE(has("cublasLtMatmul"));
   EXPECT_TRUE(cuda::cublas_loaded());
+}
+
+// Run by ctest with tests/cuda/cublas_interposer.cpp preloaded (LUONG_TEST_CUBLAS_INTERPOSER=1 says so):
+// luong's call must reach the interposer, and the interposer the real function.
+TEST(CublasLoader, AnLdPreloadInterposerSeesTheCallsAndReachesCublas) {
+  if (!std::getenv("LUONG_TEST_CUBLAS_INTERPOSER"))
+    GTEST_SKIP() << "runs under ctest's cublas_loader_honours_an_interposer, with the interposer preloaded";
+  EXPECT_STREQ(cublasGetStatusName(CUBLAS_STATUS_NOT_SUPPORTED), "interposed:CUBLAS_STATUS_NOT_SUPPORTED");
 }
 
 #else

@@ -36,7 +36,8 @@ template <class T>
 void cell_backward_row(int64_t hidden, const T* __restrict gi, const T* __restrict gf, const T* __restrict gg,
                        const T* __restrict go, const T* __restrict c_prev, const T* __restrict c,
                        const T* __restrict dh, const T* __restrict dc, T* __restrict dzi, T* __restrict dzf,
-                       T* __restrict dzg, T* __restrict dzo, T* __restrict dc_prev) {
+                       T* __restrict dzg, T* __restrict dzo, T* __restrict dc_prev, bool accumulate) {
+  // Overwriting dc_prev writes 0 + x: the bits of zero-filling it first and accumulating (-0 becomes +0).
   if (dh && dc && dc_prev) {  // the common case, without the null checks that keep the loop scalar
     for (int64_t j = 0; j < hidden; ++j) {
       const T i = gi[j], f = gf[j], g = gg[j], o = go[j];
@@ -46,7 +47,7 @@ void cell_backward_row(int64_t hidden, const T* __restrict gi, const T* __restri
       dzf[j] = dct * c_prev[j] * f * (T(1) - f);
       dzg[j] = dct * i * (T(1) - g * g);
       dzo[j] = dh[j] * tc * o * (T(1) - o);
-      dc_prev[j] += dct * f;
+      dc_prev[j] = (accumulate ? dc_prev[j] : T(0)) + dct * f;
     }
     return;
   }
@@ -60,7 +61,7 @@ void cell_backward_row(int64_t hidden, const T* __restrict gi, const T* __restri
     dzf[j] = dct * c_prev[j] * f * (T(1) - f);
     dzg[j] = dct * i * (T(1) - g * g);
     dzo[j] = dhk * tc * o * (T(1) - o);
-    if (dc_prev) dc_prev[j] += dct * f;
+    if (dc_prev) dc_prev[j] = (accumulate ? dc_prev[j] : T(0)) + dct * f;
   }
 }
 
@@ -86,10 +87,9 @@ void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* 
     const T* gb = gates + b * 4 * hidden;
     T* dzb = dz + b * 4 * hidden;
     const int64_t k = b * hidden;
-    if (dc_prev && !accumulate_dc_prev) std::fill(dc_prev + k, dc_prev + k + hidden, T(0));  // then 0 + x below
     cell_backward_row(hidden, gb, gb + hidden, gb + 2 * hidden, gb + 3 * hidden, c_prev + k, c + k,
                       dh ? dh + k : nullptr, dc ? dc + k : nullptr, dzb, dzb + hidden, dzb + 2 * hidden,
-                      dzb + 3 * hidden, dc_prev ? dc_prev + k : nullptr);
+                      dzb + 3 * hidden, dc_prev ? dc_prev + k : nullptr, accumulate_dc_prev);
   }
 }
 

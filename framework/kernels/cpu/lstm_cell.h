@@ -12,8 +12,8 @@ template <class T>
 void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h);
 // From dh, dc (either may be null = zero) to dz (B, 4H, overwritten) and dc_prev (may be null): accumulated,
 // or with accumulate_dc_prev false overwritten, with exactly the values that zero-filling it first and
-// accumulating would give (0 + x, so -0 becomes +0 as there), without the separate fill (one device memset
-// per step and layer on CUDA, where the step is bound by the host's calls).
+// accumulating would give (0 + x, so -0 becomes +0 as there), in the same pass: no separate fill (on CUDA
+// that fill was a device memset per step and layer, and the step is bound by the host's calls).
 // c is the step's cell state (forward's output): tanh(c) is recomputed from it, with the forward's function,
 // so it need not be saved (a (T, B, H) buffer per layer; the recomputation costs well under 1% of a step).
 template <class T>

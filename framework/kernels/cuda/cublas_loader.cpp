@@ -69,9 +69,10 @@ void* lookup(Lib lib, const char* symbol) {
 
 // The function to call for `symbol`. A definition found first in the global scope that is not in this
 // program's own image (where the forwarders are) is an LD_PRELOAD interposer (tools/diag/launch_census
-// counts GEMM calls that way): it wins, as it would over a linked library, and finds the real function with
-// RTLD_NEXT because the libraries are opened RTLD_GLOBAL.
+// counts GEMM calls that way): it wins, as it would over a linked library. It finds the real function with
+// RTLD_NEXT, so the libraries are opened, RTLD_GLOBAL, before it is returned.
 void* resolve(Lib lib, const char* symbol) {
+  libraries();
   if (void* first = dlsym(RTLD_DEFAULT, symbol)) {
     Dl_info found{}, own{};
     const bool known = dladdr(first, &found) && dladdr(reinterpret_cast<void*>(&lookup), &own);

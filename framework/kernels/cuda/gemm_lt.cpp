@@ -1,7 +1,8 @@
 #ifdef LUONG_WITH_CUDA
 // Cached cublasLt plans behind gemm_ex (gemm_lt.h). A plan is keyed by everything the heuristic's choice
-// depends on: transposes, sizes, leading dimensions, types, compute type and the alignment of each pointer (cublasLt
-// assumes 256-byte aligned buffers unless told otherwise, and views into a tensor are often less aligned).
+// depends on: transposes, sizes, leading dimensions, types, compute type and the alignment of each pointer
+// (cublasLt assumes 256-byte aligned buffers unless told otherwise, and views into a tensor are often less
+// aligned).
 // The workspace is the one bound to the device's cuBLAS handle: both libraries queue on the same stream,
 // so their uses never overlap. The heuristic is asked once per plan with the same workspace limit as
 // cublasGemmEx, so the choice, and with it the summation order, stays fixed for a shape: runs repeat bitwise.
@@ -12,6 +13,7 @@
 #include <array>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
 #include "framework/core/error.h"
 #include "framework/kernels/cuda/runtime.h"
@@ -114,16 +116,16 @@ Plan make_plan(cublasLtHandle_t handle, const LtGemm& g, const PlanKey& key, siz
   const uint64_t workspace = workspace_bytes;
   LUONG_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace,
                                                           sizeof workspace));
-  const uint32_t aligns[] = {static_cast<uint32_t>(key.align_a), static_cast<uint32_t>(key.align_b),
-                             static_cast<uint32_t>(key.align_c)};
-  LUONG_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &aligns[0],
-                                                          sizeof aligns[0]));
-  LUONG_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &aligns[1],
-                                                          sizeof aligns[1]));
-  LUONG_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &aligns[2],
-                                                          sizeof aligns[2]));
-  LUONG_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &aligns[2],
-                                                          sizeof aligns[2]));
+  // D is C (the product is in place), so it shares C's alignment.
+  const std::pair<cublasLtMatmulPreferenceAttributes_t, int> aligns[] = {
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, key.align_a},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, key.align_b},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, key.align_c},
+      {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, key.align_c}};
+  for (const auto& [attr, bytes] : aligns) {
+    const uint32_t value = static_cast<uint32_t>(bytes);
+    LUONG_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(pref, attr, &value, sizeof value));
+  }
   cublasLtMatmulHeuristicResult_t result{};
   int found = 0;
   const cublasStatus_t s = cublasLtMatmulAlgoGetHeuristic(handle, p.desc, p.a, p.b, p.c, p.c, pref, 1, &result, &found);
