@@ -69,7 +69,10 @@ def configurations(a, luong_bin):
         # OPENBLAS_NUM_THREADS is unset, which also resets OpenMP's thread count (OMP_NUM_THREADS alone
         # does not give t threads).
         env = {} if t is None else {"OMP_NUM_THREADS": t, "OPENBLAS_NUM_THREADS": t}
-        out.append((f"luong t{t or 'default'}", [luong_bin] + dev + timing_args(a), env))
+        graphs = ["off", "on"] if a.luong_cuda_graph == "both" else [a.luong_cuda_graph]
+        for g in graphs:
+            label = f"luong t{t or 'default'}" + (" graph" if g == "on" else "")
+            out.append((label, [luong_bin] + dev + timing_args(a) + ["--cuda-graph", g], env))
     settings = ["0:0"] if a.device.startswith("cuda") else a.torch_settings.split(",")
     if a.only == "luong":
         settings = []
@@ -190,6 +193,8 @@ def main():
     ap.add_argument("--torch-env", type=key_value, action="append", default=[], metavar="KEY=VALUE",
                     help="set in every PyTorch process (repeatable), e.g. OPENBLAS_CORETYPE=SkylakeX for a "
                          "torch on OpenBLAS 0.3.21, which does not recognise this CPU")
+    ap.add_argument("--luong-cuda-graph", choices=("off", "on", "both"), default="off",
+                    help="luong's step recorded once and replayed (a CUDA graph on a GPU): off, on, or both rows")
     ap.add_argument("--luong-threads", default=None, help="comma-separated OMP_NUM_THREADS values for luong")
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--steps", type=int, default=10, help="steps per timed window")

@@ -27,6 +27,7 @@
 #include "framework/ops/weight_gemm.h"
 #include "framework/optim/average_and_clip.h"
 #include "framework/optim/optimizer.h"
+#include "framework/train/captured_step.h"
 #include "models/nmt/model.h"
 
 using namespace luong;
@@ -48,6 +49,7 @@ struct BenchArgs {
   bool json = false;
   std::string precision = "fp32";  // GEMM precision: fp32 | tf32 | bf16 (train.precision)
   std::string bf16_weight_copies = "on";  // off: every bf16 product on CUDA converts its weight again
+  std::string cuda_graph = "off";         // on: the step through CapturedStep (a CUDA graph on a GPU)
 };
 
 BenchShape preset_shape(const std::string& name) {
@@ -118,7 +120,7 @@ nlohmann::json run(const BenchArgs& a) {
   for (int i = 0; i < 4; ++i) batches.push_back(make_batch(s, rng, device));
 
   // One trainer step (framework/train/trainer.cpp) without the data pipeline and the all-reduce.
-  auto step = [&](int i) {
+  auto eager_step = [&](int i) {
     const SyntheticBatch& b = batches[static_cast<size_t>(i) % batches.size()];
     flat.zero_grad();
     CrossEntropy ce = model.forward_loss(b.src, b.lengths, b.tgt_in, b.tgt_out);
@@ -126,12 +128,49 @@ nlohmann::json run(const BenchArgs& a) {
     average_and_clip_(flat.grad(), ce.tokens, a.clip);  // the trainer's; reads the norm back: a sync on CUDA
     sgd->step(flat, a.lr);
   };
+  // The same step recorded once and replayed (train/captured_step.h): the batch is copied into tensors the
+  // graph reads, the clip stays on the device (same bits: tests/*/captured_step_test.cpp), and nothing is
+  // read back until the window ends. Every synthetic batch has the same shape and full lengths, so one
+  // graph serves them all; the token count is the batch's, known on the host.
+  const bool graph = a.cuda_graph == "on";
+  SyntheticBatch staged{Tensor::empty(batches[0].src.shape(), DType::i64, device),
+                        Tensor::empty(batches[0].tgt_in.shape(), DType::i64, device),
+                        Tensor::empty(batches[0].tgt_out.shape(), DType::i64, device), batches[0].lengths};
+  Tensor clip_stats = Tensor::zeros({3}, DType::f64, device);
+  const int64_t tokens = s.batch * s.tgt_len;
+  CapturedStep captured(device, [&] {
+    flat.zero_grad();
+    CrossEntropy ce = model.forward_loss(staged.src, staged.lengths, staged.tgt_in, staged.tgt_out);
+    ce.loss.backward();
+    average_and_clip_on_device_(flat.grad(), tokens, a.clip, clip_stats);
+    sgd->step(flat, a.lr);
+  });
+  auto step = [&](int i) {
+    if (!graph) return eager_step(i);
+    const SyntheticBatch& b = batches[static_cast<size_t>(i) % batches.size()];
+    staged.src.copy_(b.src), staged.tgt_in.copy_(b.tgt_in), staged.tgt_out.copy_(b.tgt_out);
+    captured.run();
+  };
   // Waits for queued device work: reading a value back is ordered after it on the device's stream.
   auto sync = [&] { flat.data().narrow(0, 1).to(Device::cpu()); };
 
-  for (int i = 0; i < a.warmup; ++i) step(i);
+  // With a graph, the first warm-up step runs eagerly: cuBLAS handles, GEMM plans and the allocator's cache
+  // then exist before the capture, as they would in a trainer that captures after its first steps.
+  // The peak device memory of a graphed step is the capture's: replays allocate nothing, they reuse the
+  // blocks the capture drew (held by the graph's pool), so the window starts before the capture.
+  for (int i = 0; i < a.warmup; ++i) {
+    if (graph && i == 1) {
+      sync();
+      allocator_for(device).reset_peak();
+    }
+    if (graph && i == 0) {
+      eager_step(i);
+    } else {
+      step(i);
+    }
+  }
   sync();
-  allocator_for(device).reset_peak();
+  if (!graph || a.warmup < 2) allocator_for(device).reset_peak();
   std::vector<double> window_ms;
   for (int w = 0; w < a.windows; ++w) {
     const double t0 = now_s();
@@ -147,14 +186,19 @@ nlohmann::json run(const BenchArgs& a) {
   // split at the end of backward into the host's time to enqueue forward + backward and the time the
   // device then still needs to drain its queue. A drain near zero means the device waited on the host
   // (kernel launches and op overhead set the pace); a long drain means the device was the bottleneck.
+  // With a graph the split is of the whole step: the graph's launch, then the device's time to run it.
   double enqueue_ms = -1, drain_ms = -1;
   if (device.is_cuda()) {
     sync();
     const SyntheticBatch& b = batches[0];
-    flat.zero_grad();
     const double t0 = now_s();
-    CrossEntropy ce = model.forward_loss(b.src, b.lengths, b.tgt_in, b.tgt_out);
-    ce.loss.backward();
+    if (graph) {
+      step(0);
+    } else {
+      flat.zero_grad();
+      CrossEntropy ce = model.forward_loss(b.src, b.lengths, b.tgt_in, b.tgt_out);
+      ce.loss.backward();
+    }
     const double t1 = now_s();
     sync();
     const double t2 = now_s();
@@ -167,6 +211,12 @@ nlohmann::json run(const BenchArgs& a) {
   r["preset"] = preset;
   r["precision"] = a.precision;
   if (device.is_cuda() && a.precision == "bf16") r["bf16_weight_copies"] = a.bf16_weight_copies;
+  r["cuda_graph"] = a.cuda_graph;
+  if (graph) {  // the last step's clip outcome: a graph that computed nothing would not report a finite norm
+    const AveragedGradient g = read_averaged_gradient(clip_stats);
+    r["grad_norm"] = g.norm;
+    LUONG_CHECK(g.finite && g.norm > 0, "luong_step_bench: the captured step's gradient norm is ", g.norm);
+  }
   r["shape"] = {{"vocab", s.vocab}, {"embedding", s.embedding}, {"hidden", s.hidden}, {"layers", s.layers},
                 {"batch", s.batch}, {"src_len", s.src_len}, {"tgt_len", s.tgt_len}};
   const char* omp = std::getenv("OMP_NUM_THREADS");
@@ -176,7 +226,10 @@ nlohmann::json run(const BenchArgs& a) {
           blas ? blas : "-", "), OpenBLAS core ", blas_core_name(),
           !device.is_cpu()             ? ""
           : cpu::packed_gemm_enabled() ? ", luong's AVX-512 GEMMs on (packed weights, blocked; OpenBLAS the rest)"
-                                       : ", luong's AVX-512 GEMMs off (OpenBLAS only)");
+                                       : ", luong's AVX-512 GEMMs off (OpenBLAS only)",
+          !graph             ? ""
+          : device.is_cuda() ? ", the step as one CUDA graph"
+                             : ", the step capture-checked");
   r["tokens_per_s"] = static_cast<double>(s.batch * s.tgt_len) / (step_ms * 1e-3);
   r["step_ms"] = step_ms;
   r["window_step_ms"] = window_ms;
@@ -226,6 +279,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
   app.add_option("--bf16-weight-copies", a.bf16_weight_copies,
                  "CUDA, bf16: convert each weight once per pass (on) or once per product (off)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"on", "off"}));
+  app.add_option("--cuda-graph", a.cuda_graph,
+                 "on: record the step once and replay it (a CUDA graph on a GPU; on a CPU the same step, "
+                 "checked capture-safe)")
       ->capture_default_str()
       ->check(CLI::IsMember({"on", "off"}));
   CLI11_PARSE(app, argc, argv);

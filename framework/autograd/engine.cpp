@@ -51,6 +51,11 @@ Graph discover(Node* root) {
 
 void Variable::backward() const {
   LUONG_CHECK(data().numel() == 1, "backward() without a gradient needs a scalar, got ", data().describe());
+  struct ClearOnExit {  // also when backward throws: a later backward(g) must not claim g == 1
+    VariableImpl* v;
+    ~ClearOnExit() { v->grad_is_one = false; }
+  } clear{impl_.get()};
+  impl_->grad_is_one = true;
   backward(Tensor::full(data().shape(), 1.0, data().dtype(), data().device()));
 }
 

@@ -34,6 +34,9 @@ class Node {
  protected:
   // Gradient of output k, or an undefined tensor when nothing downstream produced one.
   const Tensor& out_grad(int k = 0) const;
+  // True when output k's gradient is the 1 that backward() seeds a scalar root with: its value is known on
+  // the host without reading it.
+  bool out_grad_is_one(int k = 0) const;
   bool needs_grad(int i) const { return inputs_[static_cast<size_t>(i)]->requires_grad; }
   // The gradient buffer of input i, zero-filled on first use (or when its zero is pending), copied first if
   // it is borrowed, for kernels that accumulate in place.

@@ -100,6 +100,11 @@ const Tensor& Node::out_grad(int k) const {
   return out ? out->grad : kUndefined;
 }
 
+bool Node::out_grad_is_one(int k) const {
+  auto out = outputs_[static_cast<size_t>(k)].lock();
+  return out && out->grad_is_one;
+}
+
 namespace {
 
 void write_pending_zero(VariableImpl& v) {

@@ -34,6 +34,9 @@ struct VariableImpl {
   // set_to_none): its first contribution overwrites it, and a reader gets it zeroed first (read_grad).
   // Saves a pass over every gradient per step, and the reads of those zeros by the first accumulation.
   bool grad_zero_pending = false;
+  // The root's gradient is the implicit 1 of backward(): a loss node may then skip reading it back to the
+  // host (a device sync, and impossible in a captured step) to learn its value.
+  bool grad_is_one = false;
   bool requires_grad = false;
   std::shared_ptr<Node> grad_fn;  // null for leaves
   int output_index = 0;           // which output of grad_fn this is

@@ -13,6 +13,9 @@ CachingAllocator::CachingAllocator(std::string name, Backend backend)
 
 CachingAllocator::~CachingAllocator() {
   std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [id, pool] : pools_)  // the graphs are gone with the process: hand their cached blocks back too
+    for (auto& [block, list] : pool.free)
+      for (void* p : list) free_[block].push_back(p);
   release_cache_locked();
 }
 
@@ -25,19 +28,32 @@ size_t CachingAllocator::size_class(size_t bytes) {
   return (bytes + step - 1) / step * step;
 }
 
+void* CachingAllocator::take(FreeLists& lists, size_t block) {
+  auto it = lists.find(block);
+  if (it == lists.end() || it->second.empty()) return nullptr;
+  void* p = it->second.back();
+  it->second.pop_back();
+  return p;
+}
+
+bool CachingAllocator::capturing_thread_locked() const {
+  return capture_pool_ != 0 && std::this_thread::get_id() == capture_thread_;
+}
+
 void* CachingAllocator::allocate(size_t bytes) {
   if (bytes == 0) return nullptr;
   const size_t block = size_class(bytes);
   std::lock_guard<std::mutex> lock(mutex_);
-  void* p = nullptr;
-  auto it = free_.find(block);
-  if (it != free_.end() && !it->second.empty()) {
-    p = it->second.back();
-    it->second.pop_back();
+  const bool capture = capturing_thread_locked();
+  void* p = capture ? take(pools_[capture_pool_].free, block) : nullptr;
+  if (!p) p = take(free_, block);
+  if (p) {
     stats_.cached -= static_cast<int64_t>(block);
   } else {
     p = backend_.alloc(block);
-    if (!p && stats_.cached > 0) {  // out of memory: give the cache back and try once more
+    // Out of memory: give the cache back and try once more. Not while capturing: returning blocks waits for
+    // the device, which a stream under capture cannot do.
+    if (!p && stats_.cached > 0 && !capture) {
       release_cache_locked();
       p = backend_.alloc(block);
     }
@@ -45,7 +61,7 @@ void* CachingAllocator::allocate(size_t bytes) {
                 " bytes in use by tensors, peak ", stats_.peak, ")");
     ++stats_.num_allocs;
   }
-  live_[p] = Live{block, bytes};
+  live_[p] = Live{block, bytes, capture ? capture_pool_ : 0};
   stats_.allocated += static_cast<int64_t>(bytes);
   if (stats_.allocated > stats_.peak) stats_.peak = stats_.allocated;
   return p;
@@ -60,10 +76,46 @@ void CachingAllocator::deallocate(void* ptr, size_t bytes) {
   LUONG_CHECK(it->second.requested == bytes, "freeing ", bytes, " bytes at ", ptr, " on ", name_, ", allocated as ",
               it->second.requested, " bytes");
   const size_t block = it->second.block;
+  int pool = it->second.pool;
   live_.erase(it);
+  if (capturing_thread_locked()) pool = capture_pool_;  // adopted: a captured kernel may read it on replay
   stats_.allocated -= static_cast<int64_t>(bytes);
   stats_.cached += static_cast<int64_t>(block);
-  free_[block].push_back(ptr);
+  if (pool != 0 && !pools_[pool].released) {
+    pools_[pool].free[block].push_back(ptr);
+  } else {
+    free_[block].push_back(ptr);
+  }
+}
+
+int CachingAllocator::begin_private_pool(int pool) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  LUONG_CHECK(capture_pool_ == 0, name_, ": a private pool is already being captured into (pool ", capture_pool_, ")");
+  if (pool == 0) pool = next_pool_++;
+  auto it = pools_.find(pool);
+  LUONG_CHECK(pool < next_pool_ && (it == pools_.end() || !it->second.released), name_, ": private pool ", pool,
+              " does not exist or was released");
+  pools_[pool];
+  capture_pool_ = pool;
+  capture_thread_ = std::this_thread::get_id();
+  return pool;
+}
+
+void CachingAllocator::end_private_pool() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  capture_pool_ = 0;
+  capture_thread_ = std::thread::id();
+}
+
+void CachingAllocator::release_private_pool(int pool) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = pools_.find(pool);
+  if (it == pools_.end()) return;
+  LUONG_CHECK(pool != capture_pool_, name_, ": private pool ", pool, " released while being captured into");
+  for (auto& [block, list] : it->second.free)
+    for (void* p : list) free_[block].push_back(p);
+  it->second.free.clear();
+  it->second.released = true;  // kept (a few bytes) so that capturing into it again is refused
 }
 
 MemoryStats CachingAllocator::stats() const {
@@ -82,15 +134,14 @@ void CachingAllocator::empty_cache() {
 }
 
 void CachingAllocator::release_cache_locked() {
-  if (stats_.cached == 0) return;
+  if (free_.empty()) return;
   // Work queued before the blocks were freed may still read them.
   if (backend_.sync) backend_.sync();
   for (auto& [block, list] : free_) {
     for (void* p : list) backend_.free(p);
-    list.clear();
+    stats_.cached -= static_cast<int64_t>(block * list.size());
   }
   free_.clear();
-  stats_.cached = 0;
 }
 
 }  // namespace luong

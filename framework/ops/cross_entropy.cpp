@@ -31,14 +31,14 @@ struct CrossEntropyOp : Node {
                    targets.data<int64_t>(), ignore_index, static_cast<T>(eps), node->logp.data<T>(),
                    row_loss.data<T>());
     });
-    Tensor total = Tensor::full({}, sum_all(row_loss), logits.dtype(), logits.device());
+    Tensor total = sum_all_scalar(row_loss);  // stays on the device
     return {attach(node, {logits}, total), tokens};
   }
 
   void backward() override {
     const Tensor& g = out_grad();
     if (!g.defined() || !needs_grad(0)) return;
-    const double gv = g.item();
+    const double gv = out_grad_is_one() ? 1.0 : g.item();  // no read back for the usual seed
     const int64_t rows = logp.size(0), cols = logp.size(1);
     dispatch_float(logp.dtype(), "cross_entropy backward", [&](auto t) {
       using T = decltype(t);

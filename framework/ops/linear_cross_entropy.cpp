@@ -94,7 +94,7 @@ struct LinearCrossEntropyOp : Node {
         if (want_db) LUONG_KERNEL(dev, sum_rows_accumulate<T>, n, vocab, pz, node->db.template data<T>());
       }
     });
-    Tensor total = Tensor::full({}, sum_all(row_loss), dt, dev);
+    Tensor total = sum_all_scalar(row_loss);  // stays on the device
     std::vector<Variable> inputs{x, w};
     if (b.defined()) inputs.push_back(b);
     return {attach(node, std::move(inputs), total), tokens};
@@ -103,7 +103,7 @@ struct LinearCrossEntropyOp : Node {
   void backward() override {
     const Tensor& g = out_grad();
     if (!g.defined()) return;
-    const double gv = g.item();
+    const double gv = out_grad_is_one() ? 1.0 : g.item();  // no read back for the usual seed
     // The gradients were computed for g = 1; the trainer's backward starts from the loss itself (g = 1), so
     // they are usually handed over untouched, with the bits of an unchunked GEMM split along K.
     auto give = [&](int i, Tensor& grad) {

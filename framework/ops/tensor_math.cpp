@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "framework/core/capture_guard.h"
 #include "framework/kernels/cpu/gemm.h"
 #include "framework/kernels/dispatch.h"
 
@@ -25,6 +26,7 @@ void scale_(Tensor& t, double alpha) {
 }
 
 double sum_squares(const Tensor& t) {
+  check_no_host_read("sum_squares");
   return dispatch_float(t.dtype(), "sum_squares", [&](auto tag) {
     using T = decltype(tag);
     return LUONG_KERNEL(t.device(), sum_squares<T>, t.numel(), t.data<T>());
@@ -32,6 +34,7 @@ double sum_squares(const Tensor& t) {
 }
 
 double sum_all(const Tensor& t) {
+  check_no_host_read("sum_all");
   return dispatch_float(t.dtype(), "sum_all", [&](auto tag) {
     using T = decltype(tag);
     return LUONG_KERNEL(t.device(), sum_all<T>, t.numel(), t.data<T>());
@@ -39,10 +42,20 @@ double sum_all(const Tensor& t) {
 }
 
 bool has_non_finite(const Tensor& t) {
+  check_no_host_read("has_non_finite");
   return dispatch_float(t.dtype(), "has_non_finite", [&](auto tag) {
     using T = decltype(tag);
     return LUONG_KERNEL(t.device(), has_non_finite<T>, t.numel(), t.data<T>());
   });
+}
+
+Tensor sum_all_scalar(const Tensor& t) {
+  Tensor out = Tensor::empty({}, t.dtype(), t.device());
+  dispatch_float(t.dtype(), "sum_all_scalar", [&](auto tag) {
+    using T = decltype(tag);
+    LUONG_KERNEL(t.device(), sum_all_to<T>, t.numel(), t.data<T>(), out.data<T>());
+  });
+  return out;
 }
 
 void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g, bool overwrite) {

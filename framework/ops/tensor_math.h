@@ -12,6 +12,10 @@ void scale_(Tensor& t, double alpha);                            // t *= alpha
 double sum_squares(const Tensor& t);                             // deterministic, accumulated in double
 double sum_all(const Tensor& t);
 bool has_non_finite(const Tensor& t);
+// The three above return to the host (a device sync; refused inside a CaptureScope). This one keeps the
+// result on t's device: a 0-d tensor of t's dtype holding sum_all(t), the same double accumulation rounded
+// once, bit for bit.
+Tensor sum_all_scalar(const Tensor& t);
 // c (k, n) += aᵀ g for a (m, k) and g (m, n), any shapes with those element counts: the weight-gradient GEMM.
 // overwrite: c = aᵀ g (beta 0: c's old contents are never read, a gradient still to be zeroed).
 void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g, bool overwrite = false);

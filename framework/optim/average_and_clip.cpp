@@ -3,21 +3,41 @@
 #include <cmath>
 
 #include "framework/core/error.h"
+#include "framework/kernels/dispatch.h"
 #include "framework/ops/tensor_math.h"
+#include "framework/optim/clip_decision.h"
 
 namespace luong {
 
 AveragedGradient average_and_clip_(Tensor& flat_grad, int64_t tokens, double clip_norm) {
   LUONG_CHECK(std::isfinite(clip_norm) && clip_norm >= 0, "clip_norm must be >= 0 (0 = no clipping), got ",
               clip_norm);
-  const double squares = sum_squares(flat_grad);
-  if (!std::isfinite(squares)) return {false, std::sqrt(squares)};
-  const double inv_tokens = tokens > 0 ? 1.0 / static_cast<double>(tokens) : 1.0;
-  const double norm = std::sqrt(squares) * inv_tokens;
-  double factor = inv_tokens;
-  if (clip_norm > 0 && norm > clip_norm) factor *= clip_norm / (norm + 1e-12);
-  if (factor != 1.0) scale_(flat_grad, factor);
-  return {true, norm};
+  const ClipDecision d = decide_clip(sum_squares(flat_grad), tokens, clip_norm);
+  if (!d.finite) return {false, d.norm};
+  if (d.factor != 1.0) scale_(flat_grad, d.factor);
+  return {true, d.norm};
+}
+
+void average_and_clip_on_device_(Tensor& flat_grad, int64_t tokens, double clip_norm, Tensor& stats) {
+  LUONG_CHECK(std::isfinite(clip_norm) && clip_norm >= 0, "clip_norm must be >= 0 (0 = no clipping), got ", clip_norm);
+  LUONG_CHECK(
+      stats.defined() && stats.dtype() == DType::f64 && stats.numel() == 3 && stats.device() == flat_grad.device(),
+      "average_and_clip_on_device_: stats must be 3 float64 values on ", flat_grad.device(), ", got ",
+      stats.describe());
+  const Device dev = flat_grad.device();
+  double* s = stats.data<double>();
+  dispatch_float(flat_grad.dtype(), "average_and_clip_on_device_", [&](auto tag) {
+    using T = decltype(tag);
+    LUONG_KERNEL(dev, sum_squares_to<T>, flat_grad.numel(), flat_grad.data<T>(), s);
+    LUONG_KERNEL(dev, clip_decide, s, tokens, clip_norm);
+    LUONG_KERNEL(dev, scale_or_zero<T>, flat_grad.numel(), s, flat_grad.data<T>());
+  });
+}
+
+AveragedGradient read_averaged_gradient(const Tensor& stats) {
+  const std::vector<double> v = stats.to_vector();
+  LUONG_CHECK(v.size() == 3, "read_averaged_gradient: expected the 3 values of average_and_clip_on_device_");
+  return {v[1] != 0.0, v[0]};
 }
 
 double clip_grad_norm_(Tensor& flat_grad, double max_norm) {

@@ -21,6 +21,16 @@ struct AveragedGradient {
 // separate NaN check, average, norm and clip.
 AveragedGradient average_and_clip_(Tensor& flat_grad, int64_t tokens, double clip_norm);
 
+// The same average and clip with nothing read back to the host, for a step captured in a CUDA graph (or any
+// step that should not wait for the device): the sum of squares, the decision and the scaling all stay on
+// flat_grad's device, in stats (3 float64 values on that device: norm, finite flag, factor). Where
+// average_and_clip_ would leave a non-finite buffer untouched for the caller to skip the update, this one
+// writes zeros, so that a plain SGD step that follows leaves the parameters as they were (an optimizer with
+// state, such as Adam or momentum, would still advance it). Same bits as average_and_clip_ otherwise.
+void average_and_clip_on_device_(Tensor& flat_grad, int64_t tokens, double clip_norm, Tensor& stats);
+// The outcome, read from stats after the step (a host read: a sync on a GPU).
+AveragedGradient read_averaged_gradient(const Tensor& stats);
+
 // Clipping alone, for a gradient that is already an average: scales by max_norm / norm when norm > max_norm
 // (max_norm > 0) and returns the norm before clipping (NaN or Inf, with the buffer untouched, when an element
 // is not finite).

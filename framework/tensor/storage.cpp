@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "framework/core/capture_guard.h"
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/tensor/device_copy.h"
 
@@ -26,6 +27,7 @@ void device_copy(void* dst, Device to, const void* src, Device from, size_t byte
     return;
   }
   LUONG_CHECK(g_cuda_fns.copy != nullptr, "copy between ", from, " and ", to, " needs the CUDA backend");
+  if (to.is_cpu()) check_no_host_read("a copy from the device to the host");
   g_cuda_fns.copy(dst, to, src, from, bytes);
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "framework/core/capture_guard.h"
 #include "framework/tensor/device_copy.h"
 
 namespace luong {
@@ -162,6 +163,7 @@ void Tensor::copy_(const Tensor& src) {
     return;
   }
   // Dtype conversion goes through the host; it happens only at set-up (casts), never per step.
+  check_no_host_read("a dtype conversion (Tensor::copy_ between dtypes)");
   Tensor s = src.to(Device::cpu());
   Tensor d = device_.is_cpu() ? *this : empty(shape_, dtype_);
   for (int64_t i = 0; i < numel(); ++i) store_host(d.raw(), dtype_, i, load_host(s.raw(), s.dtype_, i));
@@ -178,6 +180,7 @@ void Tensor::fill_(double value) {
 void Tensor::zero_() { device_zero(raw(), device_, nbytes()); }
 
 std::vector<double> Tensor::to_vector() const {
+  check_no_host_read("Tensor::to_vector / item");
   Tensor host = to(Device::cpu());
   std::vector<double> out(static_cast<size_t>(numel()));
   for (int64_t i = 0; i < numel(); ++i) out[static_cast<size_t>(i)] = load_host(host.raw(), dtype_, i);

@@ -31,7 +31,7 @@ DecoderState Decoder::initial_state(const EncoderOutput& enc) const {
   s.lstm = enc.final;  // the decoder starts where the encoder ended
   const Tensor& h0 = enc.final[0].h.data();
   s.feed = Variable(Tensor::zeros(h0.shape(), h0.dtype(), h0.device()));
-  s.memory = attention_->prepare(enc.memory, enc.mask);
+  s.memory = attention_->prepare(enc.memory, enc.mask, enc.lengths);
   s.t = 0;
   return s;
 }

@@ -107,8 +107,8 @@ DecoderState NmtModel::select_rows(const DecoderState& state, const std::vector<
   std::vector<int64_t> lengths;
   for (int64_t r : rows) lengths.push_back(state.memory.lengths[static_cast<size_t>(r)]);
   // The attention's per-batch keys have a layout of their own: prepare them again for the new rows.
-  out.memory = decoder_->attention().prepare(gather_rows(state.memory.memory, ids),
-                                             length_mask(lengths, state.memory.memory.size(1), state.feed.device()));
+  const Tensor mask = length_mask(lengths, state.memory.memory.size(1), state.feed.device());
+  out.memory = decoder_->attention().prepare(gather_rows(state.memory.memory, ids), mask, lengths);
   return out;
 }
 

@@ -1,5 +1,7 @@
 #include "models/nmt/model_ids.h"
 
+#include "framework/kernels/dispatch.h"
+
 namespace luong::nmt {
 
 void check_id_batch(const char* what, const Tensor& ids, const std::vector<int64_t>& lengths) {
@@ -14,16 +16,20 @@ void check_id_batch(const char* what, const Tensor& ids, const std::vector<int64
 
 Tensor time_major_ids(const Tensor& ids, Device device, const std::vector<int64_t>& lengths, bool reverse_within) {
   const int64_t B = ids.size(0), T = ids.size(1);
-  const std::vector<double> v = ids.to_vector();
-  std::vector<int64_t> out(static_cast<size_t>(B * T));
+  // The permutation depends on the shape and lengths alone, so it is built on the host and the ids never
+  // are: on a GPU they stay on the device (no read back; a captured step uploads the same table each replay).
+  std::vector<int64_t> from(static_cast<size_t>(B * T));
   for (int64_t b = 0; b < B; ++b) {
     const int64_t len = reverse_within ? lengths[static_cast<size_t>(b)] : T;
     for (int64_t t = 0; t < T; ++t) {
       const int64_t src_t = t < len && reverse_within ? len - 1 - t : t;
-      out[static_cast<size_t>(t * B + b)] = static_cast<int64_t>(v[static_cast<size_t>(b * T + src_t)]);
+      from[static_cast<size_t>(t * B + b)] = b * T + src_t;
     }
   }
-  return Tensor::from_ids(out, {T, B}, device);
+  const Tensor index = Tensor::from_ids(from, {T, B}, ids.device());
+  Tensor out = Tensor::empty({T, B}, DType::i64, ids.device());
+  LUONG_KERNEL(ids.device(), gather<int64_t>, B * T, index.data<int64_t>(), ids.data<int64_t>(), out.data<int64_t>());
+  return out.to(device);
 }
 
 Tensor length_mask(const std::vector<int64_t>& lengths, int64_t max_len, Device device) {

@@ -11,33 +11,10 @@
 #include "framework/memory/cuda_allocator.h"
 #include "framework/tensor/tensor.h"
 #include "tests/cuda/cuda_test_util.h"
+#include "tests/cuda/fake_allocator_backend.h"
 
 namespace luong::testing {
 namespace {
-
-// A host backend that counts its calls and can refuse allocations above a byte budget.
-struct FakeBackend {
-  int allocs = 0, frees = 0, syncs = 0;
-  size_t in_use = 0, budget = SIZE_MAX;
-  std::map<void*, size_t> sizes;
-
-  CachingAllocator::Backend backend() {
-    CachingAllocator::Backend b;
-    b.alloc = [this](size_t bytes) -> void* {
-      if (in_use + bytes > budget) return nullptr;
-      void* p = std::malloc(bytes);
-      ++allocs, in_use += bytes, sizes[p] = bytes;
-      return p;
-    };
-    b.free = [this](void* p) {
-      ++frees, in_use -= sizes[p];
-      sizes.erase(p);
-      std::free(p);
-    };
-    b.sync = [this] { ++syncs; };
-    return b;
-  }
-};
 
 TEST(CachingAllocator, SizeClassesRoundUpTo512BytesThenEighthsOfAPowerOfTwo) {
   EXPECT_EQ(CachingAllocator::size_class(1), 512u);

@@ -16,6 +16,11 @@ int64_t embedding_forward(int64_t n, int64_t dim, int64_t rows, const int64_t* i
 }
 
 template <class T>
+void gather(int64_t n, const int64_t* index, const T* src, T* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = src[index[i]];
+}
+
+template <class T>
 void embedding_backward(int64_t n, int64_t dim, const int64_t* ids, int64_t padding_idx, const T* gout, T* gtable) {
   for (int64_t i = 0; i < n; ++i) {
     if (ids[i] == padding_idx) continue;
@@ -54,9 +59,10 @@ void transpose(int64_t outer, int64_t a, int64_t mid, int64_t b, int64_t inner, 
         }
 }
 
-#define LUONG_INSTANTIATE(T)                                                                                       \
-  template int64_t embedding_forward<T>(int64_t, int64_t, int64_t, const int64_t*, const T*, T*);                \
-  template void embedding_backward<T>(int64_t, int64_t, const int64_t*, int64_t, const T*, T*);                  \
+#define LUONG_INSTANTIATE(T)                                                                                      \
+  template int64_t embedding_forward<T>(int64_t, int64_t, int64_t, const int64_t*, const T*, T*);                 \
+  template void embedding_backward<T>(int64_t, int64_t, const int64_t*, int64_t, const T*, T*);                   \
+  template void gather<T>(int64_t, const int64_t*, const T*, T*);                                                 \
   template void copy_block<T>(int64_t, int64_t, int64_t, const T*, int64_t, int64_t, T*, int64_t, int64_t, bool); \
   template void transpose<T>(int64_t, int64_t, int64_t, int64_t, int64_t, const T*, T*, bool);
 LUONG_INSTANTIATE(float)

@@ -8,6 +8,8 @@ namespace luong::cpu {
 // out[i, :] = table[ids[i], :] for n ids; ids outside [0, rows) are reported through the return value
 // (the index of the first bad id, or -1).
 template <class T> int64_t embedding_forward(int64_t n, int64_t dim, int64_t rows, const int64_t* ids, const T* table, T* out);
+// out[i] = src[index[i]] for n indices the caller knows to be in range (no check: nothing to read back).
+template <class T> void gather(int64_t n, const int64_t* index, const T* src, T* out);
 // gtable[ids[i], :] += gout[i, :], skipping ids == padding_idx. Sequential over i: deterministic.
 template <class T>
 void embedding_backward(int64_t n, int64_t dim, const int64_t* ids, int64_t padding_idx, const T* gout, T* gtable);

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "framework/kernels/cpu/parallel.h"
+#include "framework/optim/clip_decision.h"
 
 namespace luong::cpu {
 namespace {
@@ -44,8 +45,18 @@ double sum_all(int64_t n, const T* x) {
 }
 
 template <class T>
+void sum_all_to(int64_t n, const T* x, T* out) {
+  *out = static_cast<T>(sum_all(n, x));
+}
+
+template <class T>
 double sum_squares(int64_t n, const T* x) {
   return blocked_sum(n, x, [](double v) { return v * v; });
+}
+
+template <class T>
+void sum_squares_to(int64_t n, const T* x, double* out) {
+  *out = sum_squares(n, x);
 }
 
 template <class T>
@@ -78,6 +89,21 @@ void scale(int64_t n, T alpha, T* x) {
   for (int64_t i = 0; i < n; ++i) x[i] *= alpha;
 }
 
+void clip_decide(double* stats, int64_t tokens, double clip_norm) {
+  const ClipDecision d = decide_clip(stats[0], tokens, clip_norm);
+  stats[0] = d.norm, stats[1] = d.finite ? 1.0 : 0.0, stats[2] = d.factor;
+}
+
+template <class T>
+void scale_or_zero(int64_t n, const double* stats, T* x) {
+  if (stats[1] == 0.0) {
+#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
+    for (int64_t i = 0; i < n; ++i) x[i] = T(0);
+    return;
+  }
+  if (stats[2] != 1.0) scale(n, static_cast<T>(stats[2]), x);  // as average_and_clip_: no pass for 1
+}
+
 template <class T>
 bool has_non_finite(int64_t n, const T* x) {
   int bad = 0;
@@ -86,12 +112,15 @@ bool has_non_finite(int64_t n, const T* x) {
   return bad != 0;
 }
 
-#define LUONG_INSTANTIATE(T)                                                      \
-  template double sum_all<T>(int64_t, const T*);                                  \
-  template double sum_squares<T>(int64_t, const T*);                              \
-  template void sum_dim<T>(int64_t, int64_t, int64_t, const T*, T*);              \
-  template void sum_dim_backward<T>(int64_t, int64_t, int64_t, const T*, T*);     \
-  template void scale<T>(int64_t, T, T*);                                         \
+#define LUONG_INSTANTIATE(T)                                                  \
+  template double sum_all<T>(int64_t, const T*);                              \
+  template double sum_squares<T>(int64_t, const T*);                          \
+  template void sum_all_to<T>(int64_t, const T*, T*);                         \
+  template void sum_squares_to<T>(int64_t, const T*, double*);                \
+  template void scale_or_zero<T>(int64_t, const double*, T*);                 \
+  template void sum_dim<T>(int64_t, int64_t, int64_t, const T*, T*);          \
+  template void sum_dim_backward<T>(int64_t, int64_t, int64_t, const T*, T*); \
+  template void scale<T>(int64_t, T, T*);                                     \
   template bool has_non_finite<T>(int64_t, const T*);
 LUONG_INSTANTIATE(float)
 LUONG_INSTANTIATE(double)

@@ -4,9 +4,11 @@
 #include <array>
 #include <atomic>
 
+#include "framework/core/capture_guard.h"
 #include "framework/core/cuda_info.h"
 #include "framework/core/error.h"
 #include "framework/core/precision.h"
+#include "framework/kernels/cuda/graph.h"
 #include "framework/kernels/cuda/runtime.h"
 #include "framework/memory/cuda_allocator.h"
 #include "framework/tensor/device_copy.h"
@@ -107,6 +109,13 @@ void copy_bytes(void* dst, Device to, const void* src, Device from, size_t bytes
   const cudaMemcpyKind kind = to.is_cpu()     ? cudaMemcpyDeviceToHost
                               : from.is_cpu() ? cudaMemcpyHostToDevice
                                               : cudaMemcpyDeviceToDevice;
+  if (kind == cudaMemcpyHostToDevice) {
+    // Under a graph capture: the graph's own pinned copy, read at each replay; no wait (nothing runs).
+    if (const void* pinned = capture_host_copy(src, bytes)) {
+      LUONG_CUDA_CHECK(cudaMemcpyAsync(dst, pinned, bytes, kind, ctx.stream));
+      return;
+    }
+  }
   LUONG_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, ctx.stream));
   if (kind != cudaMemcpyDeviceToDevice) LUONG_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
 }
@@ -181,6 +190,7 @@ DeviceContext& context(int device) {
 DeviceContext& context() { return context(current_device()); }
 
 void read_result(DeviceContext& ctx, size_t bytes) {
+  check_no_host_read("a device reduction's result");
   LUONG_CUDA_CHECK(cudaMemcpyAsync(ctx.host_result, ctx.result, bytes, cudaMemcpyDeviceToHost, ctx.stream));
   LUONG_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
 }

@@ -1,5 +1,6 @@
 // Embedding lookup and the strided block copies behind concat, slice and transpose; semantics are
 // kernels/cpu/gather.h's. (embedding_backward lives in embedding_backward.cu.)
+#include "framework/core/capture_guard.h"
 #include "framework/kernels/cuda/common.cuh"
 #include "framework/kernels/cuda/kernels.h"
 
@@ -12,12 +13,17 @@ template <class T>
 __global__ void embedding_forward_kernel(int64_t n, int64_t dim, int64_t rows, const int64_t* ids, const T* table,
                                          T* out, unsigned long long* first_bad) {
   for (int64_t i = global_index(); i < n; i += global_stride())
-    if (ids[i] < 0 || ids[i] >= rows) atomicMin(first_bad, static_cast<unsigned long long>(i));
+    if (first_bad && (ids[i] < 0 || ids[i] >= rows)) atomicMin(first_bad, static_cast<unsigned long long>(i));
   const int64_t total = n * dim;
   for (int64_t idx = global_index(); idx < total; idx += global_stride()) {
     const int64_t id = ids[idx / dim];
     if (id >= 0 && id < rows) out[idx] = table[id * dim + idx % dim];
   }
+}
+
+template <class T>
+__global__ void gather_kernel(int64_t n, const int64_t* index, const T* src, T* out) {
+  for (int64_t i = global_index(); i < n; i += global_stride()) out[i] = src[index[i]];
 }
 
 template <class T>
@@ -57,16 +63,30 @@ __global__ void transpose_kernel(int64_t outer, int64_t a, int64_t mid, int64_t 
 template <class T>
 int64_t embedding_forward(int64_t n, int64_t dim, int64_t rows, const int64_t* ids, const T* table, T* out) {
   if (n == 0) return -1;
+  const int64_t work = n * dim > n ? n * dim : n;
+  if (capturing()) {
+    // A captured step cannot read the check back: the ids a graph reads are checked by whoever stages them
+    // (train/captured_step.h). An out-of-range id leaves its row unwritten; nothing reads outside the table.
+    embedding_forward_kernel<<<grid_for(work), kThreads, 0, stream()>>>(n, dim, rows, ids, table, out, nullptr);
+    LUONG_CUDA_CHECK_LAUNCH("embedding_forward_kernel");
+    return -1;
+  }
   DeviceContext& ctx = context();
   std::lock_guard<std::mutex> lock(ctx.scratch_mutex);
   auto* first_bad = reinterpret_cast<unsigned long long*>(ctx.result);
   LUONG_CUDA_CHECK(cudaMemsetAsync(first_bad, 0xFF, sizeof(*first_bad), ctx.stream));  // "none" = all ones
-  const int64_t work = n * dim > n ? n * dim : n;
   embedding_forward_kernel<<<grid_for(work), kThreads, 0, ctx.stream>>>(n, dim, rows, ids, table, out, first_bad);
   LUONG_CUDA_CHECK_LAUNCH("embedding_forward_kernel");
   read_result(ctx, sizeof(*first_bad));
   const unsigned long long bad = *reinterpret_cast<const unsigned long long*>(ctx.host_result);
   return bad == ~0ull ? -1 : static_cast<int64_t>(bad);
+}
+
+template <class T>
+void gather(int64_t n, const int64_t* index, const T* src, T* out) {
+  if (n == 0) return;
+  gather_kernel<<<grid_for(n), kThreads, 0, stream()>>>(n, index, src, out);
+  LUONG_CUDA_CHECK_LAUNCH("gather_kernel");
 }
 
 template <class T>
@@ -89,6 +109,7 @@ void transpose(int64_t outer, int64_t a, int64_t mid, int64_t b, int64_t inner, 
 
 #define LUONG_INSTANTIATE(T)                                                                                       \
   template int64_t embedding_forward<T>(int64_t, int64_t, int64_t, const int64_t*, const T*, T*);                \
+  template void gather<T>(int64_t, const int64_t*, const T*, T*);                                                \
   template void copy_block<T>(int64_t, int64_t, int64_t, const T*, int64_t, int64_t, T*, int64_t, int64_t, bool); \
   template void transpose<T>(int64_t, int64_t, int64_t, int64_t, int64_t, const T*, T*, bool);
 LUONG_INSTANTIATE(float)

@@ -32,6 +32,11 @@ template <class T> void sum_dim(int64_t outer, int64_t len, int64_t inner, const
 template <class T> void sum_dim_backward(int64_t outer, int64_t len, int64_t inner, const T* gy, T* gx);
 template <class T> void scale(int64_t n, T alpha, T* x);
 template <class T> bool has_non_finite(int64_t n, const T* x);
+// Results left on the device (no read back): capture-safe.
+template <class T> void sum_all_to(int64_t n, const T* x, T* out);
+template <class T> void sum_squares_to(int64_t n, const T* x, double* out);
+void clip_decide(double* stats, int64_t tokens, double clip_norm);
+template <class T> void scale_or_zero(int64_t n, const double* stats, T* x);
 
 // --- softmax family (softmax.cu); see kernels/cpu/softmax.h ---
 template <class T>
@@ -78,6 +83,8 @@ void lstm_carry_rows(int64_t rows, int64_t cols, const uint8_t* keep, const T* p
 // --- gathers and block copies (gather.cu, embedding_backward.cu); see kernels/cpu/gather.h ---
 template <class T>
 int64_t embedding_forward(int64_t n, int64_t dim, int64_t rows, const int64_t* ids, const T* table, T* out);
+template <class T>
+void gather(int64_t n, const int64_t* index, const T* src, T* out);
 // Deterministic by default (stable sort of the ids, then each row's contributions added in id order, the
 // CPU's order); with set_deterministic(false) a faster atomicAdd scatter whose summation order varies.
 template <class T>

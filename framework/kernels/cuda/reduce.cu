@@ -3,6 +3,7 @@
 // The same n therefore gives the same bits on every run (not the CPU's bits: the order differs).
 #include "framework/kernels/cuda/common.cuh"
 #include "framework/kernels/cuda/kernels.h"
+#include "framework/optim/clip_decision.h"
 
 namespace luong::cuda {
 namespace {
@@ -31,19 +32,48 @@ __global__ void final_sum_kernel(int blocks, const double* partials, double* res
   if (threadIdx.x == 0) *result = total;
 }
 
+// The two passes into a device double (`result`); the caller holds ctx.scratch_mutex (the partials).
+template <class T, class F>
+void blocked_sum_into(DeviceContext& ctx, int64_t n, const T* x, F f, double* result) {
+  if (n == 0) {
+    LUONG_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(double), ctx.stream));  // all-zero bits: +0.0
+    return;
+  }
+  const int64_t want = (n + 4 * kThreads - 1) / (4 * kThreads);  // about 4 elements per thread
+  const int blocks = static_cast<int>(want < kMaxReduceBlocks ? want : kMaxReduceBlocks);
+  partial_sums_kernel<<<blocks, kThreads, 0, ctx.stream>>>(n, x, f, ctx.partials);
+  LUONG_CUDA_CHECK_LAUNCH("partial_sums_kernel");
+  final_sum_kernel<<<1, kFinalThreads, 0, ctx.stream>>>(blocks, ctx.partials, result);
+  LUONG_CUDA_CHECK_LAUNCH("final_sum_kernel");
+}
+
 template <class T, class F>
 double blocked_sum(int64_t n, const T* x, F f) {
   if (n == 0) return 0.0;
   DeviceContext& ctx = context();
-  const int64_t want = (n + 4 * kThreads - 1) / (4 * kThreads);  // about 4 elements per thread
-  const int blocks = static_cast<int>(want < kMaxReduceBlocks ? want : kMaxReduceBlocks);
   std::lock_guard<std::mutex> lock(ctx.scratch_mutex);
-  partial_sums_kernel<<<blocks, kThreads, 0, ctx.stream>>>(n, x, f, ctx.partials);
-  LUONG_CUDA_CHECK_LAUNCH("partial_sums_kernel");
-  final_sum_kernel<<<1, kFinalThreads, 0, ctx.stream>>>(blocks, ctx.partials, ctx.result);
-  LUONG_CUDA_CHECK_LAUNCH("final_sum_kernel");
+  blocked_sum_into(ctx, n, x, f, ctx.result);
   read_result(ctx, sizeof(double));
   return *ctx.host_result;
+}
+
+template <class T>
+__global__ void cast_result_kernel(const double* sum, T* out) {
+  *out = static_cast<T>(*sum);
+}
+
+__global__ void clip_decide_kernel(double* stats, int64_t tokens, double clip_norm) {
+  const ClipDecision d = decide_clip(stats[0], tokens, clip_norm);
+  stats[0] = d.norm, stats[1] = d.finite ? 1.0 : 0.0, stats[2] = d.factor;
+}
+
+template <class T>
+__global__ void scale_or_zero_kernel(int64_t n, const double* stats, T* x) {
+  const bool finite = stats[1] != 0.0;
+  const double factor = stats[2];
+  if (finite && factor == 1.0) return;  // as the host path: no pass for a factor of 1
+  const T alpha = static_cast<T>(factor);
+  for (int64_t i = global_index(); i < n; i += global_stride()) x[i] = finite ? x[i] * alpha : T(0);
 }
 
 // Thread per (o, i): rows in order, the CPU's summation order.
@@ -130,6 +160,34 @@ void scale(int64_t n, T alpha, T* x) {
 }
 
 template <class T>
+void sum_all_to(int64_t n, const T* x, T* out) {
+  DeviceContext& ctx = context();
+  std::lock_guard<std::mutex> lock(ctx.scratch_mutex);
+  blocked_sum_into(ctx, n, x, Identity{}, ctx.result);
+  cast_result_kernel<<<1, 1, 0, ctx.stream>>>(ctx.result, out);
+  LUONG_CUDA_CHECK_LAUNCH("cast_result_kernel");
+}
+
+template <class T>
+void sum_squares_to(int64_t n, const T* x, double* out) {
+  DeviceContext& ctx = context();
+  std::lock_guard<std::mutex> lock(ctx.scratch_mutex);
+  blocked_sum_into(ctx, n, x, Square{}, out);
+}
+
+void clip_decide(double* stats, int64_t tokens, double clip_norm) {
+  clip_decide_kernel<<<1, 1, 0, stream()>>>(stats, tokens, clip_norm);
+  LUONG_CUDA_CHECK_LAUNCH("clip_decide_kernel");
+}
+
+template <class T>
+void scale_or_zero(int64_t n, const double* stats, T* x) {
+  if (n == 0) return;
+  scale_or_zero_kernel<<<grid_for(n), kThreads, 0, stream()>>>(n, stats, x);
+  LUONG_CUDA_CHECK_LAUNCH("scale_or_zero_kernel");
+}
+
+template <class T>
 bool has_non_finite(int64_t n, const T* x) {
   if (n == 0) return false;
   DeviceContext& ctx = context();
@@ -148,6 +206,9 @@ bool has_non_finite(int64_t n, const T* x) {
   template void sum_dim<T>(int64_t, int64_t, int64_t, const T*, T*);              \
   template void sum_dim_backward<T>(int64_t, int64_t, int64_t, const T*, T*);     \
   template void scale<T>(int64_t, T, T*);                                         \
+  template void sum_all_to<T>(int64_t, const T*, T*);                             \
+  template void sum_squares_to<T>(int64_t, const T*, double*);                    \
+  template void scale_or_zero<T>(int64_t, const double*, T*);                     \
   template bool has_non_finite<T>(int64_t, const T*);
 LUONG_INSTANTIATE(float)
 LUONG_INSTANTIATE(double)

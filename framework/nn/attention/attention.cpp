@@ -4,15 +4,29 @@
 
 namespace luong {
 
+AttentionMemory Attention::prepare(const Variable& memory, const Tensor& src_mask, std::vector<int64_t> lengths) const {
+  LUONG_CHECK(memory.dim() == 3, "attention: memory must be (B, S, H), got ", shape_str(memory.shape()));
+  const int64_t B = memory.size(0), S = memory.size(1);
+  LUONG_CHECK(src_mask.defined() && src_mask.dtype() == DType::u8 && src_mask.shape() == Shape({B, S}),
+              "attention: src_mask must be uint8 (", B, ", ", S, ") for memory ", shape_str(memory.shape()), ", got ",
+              src_mask.defined() ? src_mask.describe() : std::string("undefined"));
+  LUONG_CHECK(static_cast<int64_t>(lengths.size()) == B, "attention: ", lengths.size(),
+              " source lengths for a batch of ", B);
+  for (int64_t len : lengths)
+    LUONG_CHECK(len >= 1 && len <= S, "attention: source length ", len, " outside [1, ", S, "]");
+  AttentionMemory mem;
+  mem.memory = memory, mem.mask = src_mask, mem.lengths = std::move(lengths);
+  return mem;
+}
+
 AttentionMemory Attention::prepare(const Variable& memory, const Tensor& src_mask) const {
   LUONG_CHECK(memory.dim() == 3, "attention: memory must be (B, S, H), got ", shape_str(memory.shape()));
   const int64_t B = memory.size(0), S = memory.size(1);
   LUONG_CHECK(src_mask.defined() && src_mask.dtype() == DType::u8 && src_mask.shape() == Shape({B, S}),
               "attention: src_mask must be uint8 (", B, ", ", S, ") for memory ", shape_str(memory.shape()), ", got ",
               src_mask.defined() ? src_mask.describe() : std::string("undefined"));
-  AttentionMemory mem;
-  mem.memory = memory, mem.mask = src_mask;
   const std::vector<double> m = src_mask.to_vector();
+  std::vector<int64_t> lengths;
   for (int64_t b = 0; b < B; ++b) {
     int64_t len = 0;
     while (len < S && m[static_cast<size_t>(b * S + len)] != 0) ++len;
@@ -20,9 +34,9 @@ AttentionMemory Attention::prepare(const Variable& memory, const Tensor& src_mas
       LUONG_CHECK(m[static_cast<size_t>(b * S + s)] == 0, "attention: src_mask row ", b,
                   " is not a prefix of ones (padding must come last)");
     LUONG_CHECK(len >= 1, "attention: src_mask row ", b, " has no source token");
-    mem.lengths.push_back(len);
+    lengths.push_back(len);
   }
-  return mem;
+  return prepare(memory, src_mask, std::move(lengths));
 }
 
 Variable attention_context(const Variable& weights, const Variable& memory) {

@@ -52,8 +52,12 @@ class AttentionScore : public Module {
 
 class Attention : public Module {
  public:
-  // memory (B, S, H), src_mask (B, S) uint8 -> the per-batch state attend() reads.
-  virtual AttentionMemory prepare(const Variable& memory, const Tensor& src_mask) const;
+  // memory (B, S, H), src_mask (B, S) uint8 holding lengths[b] leading ones in row b (length_mask) -> the
+  // per-batch state attend() reads. The lengths come from the caller's host data: nothing is read back from
+  // the device (a captured step cannot, core/capture_guard.h).
+  virtual AttentionMemory prepare(const Variable& memory, const Tensor& src_mask, std::vector<int64_t> lengths) const;
+  // The same with the lengths read from the mask on the host, which is checked to be a prefix of ones per row.
+  AttentionMemory prepare(const Variable& memory, const Tensor& src_mask) const;
   // h_t (B, H) at decoder step t (0-based) -> context and weights.
   virtual AttentionOutput attend(const Variable& h_t, const AttentionMemory& mem, int64_t t) const = 0;
   // prepare() + attend() for a single step.

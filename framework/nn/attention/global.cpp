@@ -11,8 +11,9 @@ class GlobalAttention : public Attention {
   GlobalAttention(std::shared_ptr<AttentionScore> score, std::string name)
       : score_(register_module("score", std::move(score))), name_(std::move(name)) {}
 
-  AttentionMemory prepare(const Variable& memory, const Tensor& src_mask) const override {
-    AttentionMemory mem = Attention::prepare(memory, src_mask);
+  using Attention::prepare;
+  AttentionMemory prepare(const Variable& memory, const Tensor& src_mask, std::vector<int64_t> lengths) const override {
+    AttentionMemory mem = Attention::prepare(memory, src_mask, std::move(lengths));
     mem.keys = score_->prepare(memory);
     return mem;
   }

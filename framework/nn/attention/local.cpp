@@ -12,8 +12,9 @@ LocalAttention::LocalAttention(const AttentionOptions& opt, std::string name)
   score_ = register_module("score", make_attention_score(opt.score, opt));
 }
 
-AttentionMemory LocalAttention::prepare(const Variable& memory, const Tensor& src_mask) const {
-  AttentionMemory mem = Attention::prepare(memory, src_mask);
+AttentionMemory LocalAttention::prepare(const Variable& memory, const Tensor& src_mask,
+                                        std::vector<int64_t> lengths) const {
+  AttentionMemory mem = Attention::prepare(memory, src_mask, std::move(lengths));
   mem.keys = score_->prepare(memory);
   return mem;
 }

@@ -11,7 +11,8 @@ namespace luong {
 
 class LocalAttention : public Attention {
  public:
-  AttentionMemory prepare(const Variable& memory, const Tensor& src_mask) const override;
+  using Attention::prepare;
+  AttentionMemory prepare(const Variable& memory, const Tensor& src_mask, std::vector<int64_t> lengths) const override;
   int64_t window() const { return window_; }
 
  protected:
