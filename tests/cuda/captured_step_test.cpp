@@ -14,20 +14,24 @@
 namespace luong::testing {
 namespace {
 
-TEST(CudaGraphStep, ReplaysGiveTheEagerStepsBitsOnRotatingBatches) {
+TEST(CudaGraphStep, ReplaysGiveTheEagerStepsBitsOnRotatingBatchesForEveryAttention) {
   LUONG_REQUIRE_CUDA();
-  CapturedStepFixture f;
-  const CapturedStepRun eager = f.run(Device::cuda(0), false, 5);
-  const CapturedStepRun graphed = f.run(Device::cuda(0), true, 5);
-  for (size_t i = 0; i < eager.losses.size(); ++i) {
-    EXPECT_EQ(graphed.losses[i], eager.losses[i]) << "step " << i;
-    EXPECT_EQ(graphed.norms[i], eager.norms[i]) << "step " << i;
+  for (const char* attention : {"general", "dot", "concat", "local-m", "local-p"}) {
+    SCOPED_TRACE(attention);
+    CapturedStepFixture f;
+    f.attention = attention;
+    const CapturedStepRun eager = f.run(Device::cuda(0), false, 5);
+    const CapturedStepRun graphed = f.run(Device::cuda(0), true, 5);
+    for (size_t i = 0; i < eager.losses.size(); ++i) {
+      EXPECT_EQ(graphed.losses[i], eager.losses[i]) << "step " << i;
+      EXPECT_EQ(graphed.norms[i], eager.norms[i]) << "step " << i;
+    }
+    EXPECT_NE(eager.losses[0], eager.losses[3]);
+    EXPECT_EQ(graphed.params, eager.params);
+    // And the CPU's float64 run agrees to rounding: the graph computes the model, not something else.
+    const CapturedStepRun cpu = f.run(Device::cpu(), false, 5, DType::f64);
+    EXPECT_LT(max_mixed_error(graphed.params, cpu.params), 1e-4);
   }
-  EXPECT_NE(eager.losses[0], eager.losses[3]);
-  EXPECT_EQ(graphed.params, eager.params);
-  // And the CPU's float64 run agrees to rounding: the graph computes the model, not something else.
-  const CapturedStepRun cpu = f.run(Device::cpu(), false, 5, DType::f64);
-  EXPECT_LT(max_mixed_error(graphed.params, cpu.params), 1e-4);
 }
 
 #ifdef LUONG_WITH_CUDA

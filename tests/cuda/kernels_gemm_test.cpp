@@ -103,6 +103,20 @@ TEST(CudaGemm, Bf16ConversionsRoundLikeTheHost) {
   Tensor back = Tensor::empty({n}, DType::f32, Device::cuda(0));
   cuda::bf16_to_float(n, static_cast<const uint16_t*>(dev_bf16.raw()), back.data<float>());
   EXPECT_TRUE(bitwise_equal(back, host_bf16.to(DType::f32)));
+  // The four-wide kernel needs 16-byte aligned input and 8-byte aligned output; other offsets and the tails
+  // take the scalar kernel. Every mix gives the host's bits (and writes nothing past the range).
+  for (int64_t from : {0, 1, 2, 4}) {
+    for (int64_t to : {0, 1, 4}) {
+      const int64_t m = n - 8;
+      Tensor out = Tensor::zeros({n}, DType::bf16, Device::cuda(0));
+      cuda::float_to_bf16(m, xg.data<float>() + from, static_cast<uint16_t*>(out.raw()) + to);
+      const std::vector<double> got = out.to(DType::f32).to_vector(), want = host_bf16.to(DType::f32).to_vector();
+      for (int64_t i = 0; i < n; ++i) {
+        const double expect = i >= to && i < to + m ? want[static_cast<size_t>(i - to + from)] : 0.0;
+        ASSERT_EQ(got[static_cast<size_t>(i)], expect) << "from " << from << " to " << to << " at " << i;
+      }
+    }
+  }
 }
 
 TEST(CudaGemm, Bf16GemmAccumulatesInFloat32) {

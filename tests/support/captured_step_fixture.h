@@ -5,6 +5,7 @@
 #pragma once
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "framework/autograd/flat_parameters.h"
@@ -27,12 +28,13 @@ struct CapturedStepFixture {
   // target padding at the end of two rows (ignored by the loss).
   std::vector<int64_t> lengths{5, 3, 4, 2};
   std::vector<int64_t> tgt_lengths{6, 6, 4, 5};
+  std::string attention = "general";
   double clip = 0.1;  // small: the clip engages (the first norm is about 0.2)
 
   nmt::ModelConfig config() const {
     nmt::ModelConfig mc;
     mc.src_vocab = kVocab, mc.tgt_vocab = kVocab, mc.layers = 2, mc.hidden_size = 8, mc.embedding_size = 6;
-    mc.dropout = 0.0, mc.attention = "general", mc.input_feeding = true, mc.reverse_source = true;
+    mc.dropout = 0.0, mc.attention = attention, mc.input_feeding = true, mc.reverse_source = true;
     return mc;
   }
 

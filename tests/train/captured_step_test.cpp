@@ -71,8 +71,11 @@ TEST(DeviceSideClip, ANonFiniteGradientIsZeroedAndReportedSoSgdLeavesTheParamete
             std::string::npos);
 }
 
-TEST(CapturedStep, TheWholeTrainingStepIsCaptureSafeAndGivesTheEagerStepsBits) {
+class CapturedStepByAttention : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CapturedStepByAttention, TheWholeTrainingStepIsCaptureSafeAndGivesTheEagerStepsBits) {
   CapturedStepFixture f;
+  f.attention = GetParam();
   const CapturedStepRun eager = f.run(Device::cpu(), false, 5);
   const CapturedStepRun captured = f.run(Device::cpu(), true, 5);
   ASSERT_EQ(eager.losses.size(), 5u);
@@ -85,6 +88,15 @@ TEST(CapturedStep, TheWholeTrainingStepIsCaptureSafeAndGivesTheEagerStepsBits) {
   EXPECT_NE(eager.losses[0], eager.losses[3]);  // the parameters moved: same batch, lower loss
   EXPECT_EQ(captured.params, eager.params);
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryAttention, CapturedStepByAttention,
+                         ::testing::Values("general", "dot", "concat", "local-m", "local-p"),
+                         [](const auto& info) {
+                           std::string n = info.param;
+                           for (char& c : n)
+                             if (c == '-') c = '_';
+                           return n;
+                         });
 
 }  // namespace
 }  // namespace luong::testing

@@ -147,6 +147,17 @@ void masked_fill(int64_t n, const T* x, int64_t n_mask, const uint8_t* mask, T v
 }
 
 template <class T>
+void window_mask(int64_t rows, int64_t cols, const T* centers, const uint8_t* src_mask, double radius, uint8_t* out) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const double center = static_cast<double>(centers[r]);
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t i = r * cols + c;
+      out[i] = src_mask[i] != 0 && std::abs(static_cast<double>(c) - center) <= radius ? 1 : 0;
+    }
+  }
+}
+
+template <class T>
 void masked_fill_backward(int64_t n, const T* gy, int64_t n_mask, const uint8_t* mask, T* gx) {
 #pragma omp parallel for schedule(static) if (n > kParallelGrain)
   for (int64_t i = 0; i < n; ++i)
@@ -177,6 +188,7 @@ void dropout_mask(int64_t n, float p, uint64_t seed, uint64_t offset, T* m) {
   template void mul<T>(int64_t, const T*, const T*, T*);                                           \
   template void masked_fill<T>(int64_t, const T*, int64_t, const uint8_t*, T, T*);                 \
   template void masked_fill_backward<T>(int64_t, const T*, int64_t, const uint8_t*, T*);           \
+  template void window_mask<T>(int64_t, int64_t, const T*, const uint8_t*, double, uint8_t*);      \
   template void dropout_mask<T>(int64_t, float, uint64_t, uint64_t, T*);
 LUONG_INSTANTIATE(float)
 LUONG_INSTANTIATE(double)

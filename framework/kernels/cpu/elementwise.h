@@ -31,6 +31,10 @@ template <class T> void axpy(int64_t n, T alpha, const T* x, T* y);
 template <class T> void mul(int64_t n, const T* x, const T* m, T* y);
 // y = mask ? value : x  (mask has n_mask elements, broadcast as a suffix when n_mask < n)
 template <class T> void masked_fill(int64_t n, const T* x, int64_t n_mask, const uint8_t* mask, T value, T* y);
+// The window of local attention (Luong et al. 2015, §3.2) from centres on the device: for (rows, cols),
+// out[r, c] = src_mask[r, c] && |c - centers[r]| <= radius, compared in double (as the host-built mask).
+template <class T>
+void window_mask(int64_t rows, int64_t cols, const T* centers, const uint8_t* src_mask, double radius, uint8_t* out);
 // gx += mask ? 0 : gy
 template <class T> void masked_fill_backward(int64_t n, const T* gy, int64_t n_mask, const uint8_t* mask, T* gx);
 // Dropout mask from Philox: m[i] = (u_i >= p) / (1 - p), u_i the i-th uniform at (seed, offset).

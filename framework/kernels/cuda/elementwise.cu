@@ -105,6 +105,15 @@ __global__ void masked_fill_kernel(int64_t n, const T* x, int64_t n_mask, const 
 }
 
 template <class T>
+__global__ void window_mask_kernel(int64_t rows, int64_t cols, const T* centers, const uint8_t* src_mask,
+                                   double radius, uint8_t* out) {
+  for (int64_t i = global_index(); i < rows * cols; i += global_stride()) {
+    const double d = static_cast<double>(i % cols) - static_cast<double>(centers[i / cols]);
+    out[i] = src_mask[i] != 0 && fabs(d) <= radius ? 1 : 0;
+  }
+}
+
+template <class T>
 __global__ void masked_fill_backward_kernel(int64_t n, const T* gy, int64_t n_mask, const uint8_t* mask, T* gx) {
   for (int64_t i = global_index(); i < n; i += global_stride())
     if (!mask[i % n_mask]) gx[i] += gy[i];
@@ -202,6 +211,13 @@ void masked_fill(int64_t n, const T* x, int64_t n_mask, const uint8_t* mask, T v
 }
 
 template <class T>
+void window_mask(int64_t rows, int64_t cols, const T* centers, const uint8_t* src_mask, double radius, uint8_t* out) {
+  if (rows * cols == 0) return;
+  window_mask_kernel<<<grid_for(rows * cols), kThreads, 0, stream()>>>(rows, cols, centers, src_mask, radius, out);
+  LUONG_CUDA_CHECK_LAUNCH("window_mask_kernel");
+}
+
+template <class T>
 void masked_fill_backward(int64_t n, const T* gy, int64_t n_mask, const uint8_t* mask, T* gx) {
   if (n == 0) return;
   masked_fill_backward_kernel<<<grid_for(n), kThreads, 0, stream()>>>(n, gy, n_mask, mask, gx);
@@ -226,6 +242,7 @@ void dropout_mask(int64_t n, float p, uint64_t seed, uint64_t offset, T* m) {
   template void mul<T>(int64_t, const T*, const T*, T*);                                           \
   template void masked_fill<T>(int64_t, const T*, int64_t, const uint8_t*, T, T*);                 \
   template void masked_fill_backward<T>(int64_t, const T*, int64_t, const uint8_t*, T*);           \
+  template void window_mask<T>(int64_t, int64_t, const T*, const uint8_t*, double, uint8_t*);      \
   template void dropout_mask<T>(int64_t, float, uint64_t, uint64_t, T*);
 LUONG_INSTANTIATE(float)
 LUONG_INSTANTIATE(double)

@@ -21,6 +21,8 @@ template <class T> void axpy(int64_t n, T alpha, const T* x, T* y);
 template <class T> void mul(int64_t n, const T* x, const T* m, T* y);
 template <class T> void masked_fill(int64_t n, const T* x, int64_t n_mask, const uint8_t* mask, T value, T* y);
 template <class T> void masked_fill_backward(int64_t n, const T* gy, int64_t n_mask, const uint8_t* mask, T* gx);
+template <class T>
+void window_mask(int64_t rows, int64_t cols, const T* centers, const uint8_t* src_mask, double radius, uint8_t* out);
 // Bitwise the same mask as the CPU kernel: both read philox_uniform_at(seed, offset, i).
 template <class T> void dropout_mask(int64_t n, float p, uint64_t seed, uint64_t offset, T* m);
 

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "framework/kernels/dispatch.h"
 #include "framework/ops/ops.h"
 
 namespace luong {
@@ -27,6 +28,19 @@ Tensor LocalAttention::window_mask(const AttentionMemory& mem, const std::vector
       if (std::abs(static_cast<double>(s) - centers[static_cast<size_t>(b)]) <= static_cast<double>(window_))
         m[static_cast<size_t>(b * S + s)] = 1.0;
   return Tensor::from(m, {B, S}, DType::u8, mem.memory.device());
+}
+
+Tensor LocalAttention::window_mask(const AttentionMemory& mem, const Tensor& centers) const {
+  const int64_t B = mem.memory.size(0), S = mem.memory.size(1);
+  LUONG_CHECK(centers.numel() == B && centers.device() == mem.mask.device(), "attention '", name_, "': ",
+              centers.describe(), " are not the ", B, " window centres on ", mem.mask.device());
+  Tensor out = Tensor::empty({B, S}, DType::u8, mem.mask.device());
+  dispatch_float(centers.dtype(), "window_mask", [&](auto tag) {
+    using T = decltype(tag);
+    LUONG_KERNEL(out.device(), window_mask<T>, B, S, centers.data<T>(), mem.mask.data<uint8_t>(),
+                 static_cast<double>(window_), out.data<uint8_t>());
+  });
+  return out;
 }
 
 Variable LocalAttention::align(const Variable& h_t, const AttentionMemory& mem, const Tensor& window) const {

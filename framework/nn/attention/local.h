@@ -19,6 +19,9 @@ class LocalAttention : public Attention {
   LocalAttention(const AttentionOptions& opt, std::string name);
   // (B, S) uint8: 1 where s < length(b) and |s - centers[b]| <= D.
   Tensor window_mask(const AttentionMemory& mem, const std::vector<double>& centers) const;
+  // The same from centres (B, 1) on the memory's device, computed there: nothing is read back (local-p's
+  // predicted p_t; a captured step cannot read it, an eager GPU step would wait for it every decoder step).
+  Tensor window_mask(const AttentionMemory& mem, const Tensor& centers) const;
   // softmax of the scores over the window: h_t (B, H) -> (B, S), zero outside.
   Variable align(const Variable& h_t, const AttentionMemory& mem, const Tensor& window) const;
   // align() and the context over the memory; one fused node (ops attention_step) for dot and general scores.

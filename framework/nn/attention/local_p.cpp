@@ -26,7 +26,7 @@ class LocalPAttention : public LocalAttention {
 
     // p_t (B, 1), eq. 9
     Variable p = mul(sigmoid(matmul(tanh(matmul(h_t, weight_p_)), v_p_)), Variable(Tensor::from(len, {B, 1}, dt, dev)));
-    Variable align_w = align(h_t, mem, window_mask(mem, p.data().to_vector()));  // (B, S)
+    Variable align_w = align(h_t, mem, window_mask(mem, p.data()));  // (B, S), made on the device
 
     // Gaussian centred on p_t, eq. 10: p_t is spread over (B, S) with a GEMM against a row of ones.
     const double sigma = static_cast<double>(window()) / 2.0;
