@@ -6,11 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 
-#if defined(__CUDACC__)
-#define LUONG_HOST_DEVICE __host__ __device__
-#else
-#define LUONG_HOST_DEVICE
-#endif
+#include "framework/core/host_device.h"
 
 namespace luong {
 

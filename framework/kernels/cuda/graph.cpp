@@ -50,11 +50,13 @@ void Graph::capture(const std::function<void()>& fn) {
   // Queued work is not part of the graph: let it finish, so that the capture starts from a quiet stream.
   LUONG_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
   CachingAllocator& alloc = caching_allocator(impl_->device);
-  impl_->pool = alloc.begin_private_pool(impl_->pool);
-  t_capturing = &impl_->pinned;
   // Relaxed: the caching allocator may call cudaMalloc for a block the capture needs (ordinary memory the
   // graph then addresses), which the stricter modes reject as "potentially unsafe".
-  LUONG_CUDA_CHECK(cudaStreamBeginCapture(ctx.stream, cudaStreamCaptureModeRelaxed));
+  impl_->pool = alloc.begin_private_pool(impl_->pool);
+  const cudaError_t begun = cudaStreamBeginCapture(ctx.stream, cudaStreamCaptureModeRelaxed);
+  if (begun != cudaSuccess) alloc.end_private_pool();
+  LUONG_CUDA_CHECK(begun);
+  t_capturing = &impl_->pinned;
   auto finish = [&](cudaGraph_t* g) {
     const cudaError_t e = cudaStreamEndCapture(ctx.stream, g);
     t_capturing = nullptr;
@@ -76,8 +78,13 @@ void Graph::capture(const std::function<void()>& fn) {
   LUONG_CHECK(e == cudaSuccess && g != nullptr, "capturing a step into a CUDA graph failed: ", cudaGetErrorName(e),
               " (", cudaGetErrorString(e),
               "); something in the step synchronised with the device or used another stream");
+  const cudaError_t made = cudaGraphInstantiate(&impl_->exec, g, 0);
+  if (made != cudaSuccess) {
+    cudaGraphDestroy(g);
+    impl_->exec = nullptr;
+  }
+  LUONG_CUDA_CHECK(made);
   impl_->graph = g;
-  LUONG_CUDA_CHECK(cudaGraphInstantiate(&impl_->exec, g, 0));
 }
 
 void Graph::replay() {
