@@ -64,19 +64,20 @@ template <class T>
 int64_t embedding_forward(int64_t n, int64_t dim, int64_t rows, const int64_t* ids, const T* table, T* out) {
   if (n == 0) return -1;
   const int64_t work = n * dim > n ? n * dim : n;
-  if (capturing()) {
-    // A captured step cannot read the check back: the ids a graph reads are checked by whoever stages them
-    // (train/captured_step.h). An out-of-range id leaves its row unwritten; nothing reads outside the table.
-    embedding_forward_kernel<<<grid_for(work), kThreads, 0, stream()>>>(n, dim, rows, ids, table, out, nullptr);
-    LUONG_CUDA_CHECK_LAUNCH("embedding_forward_kernel");
-    return -1;
-  }
+  // A captured step cannot read the check back: the ids a graph reads are checked by whoever stages them
+  // (train/captured_step.h). An out-of-range id then leaves its row unwritten; nothing reads outside the table.
+  const bool check = !capturing();
   DeviceContext& ctx = context();
-  std::lock_guard<std::mutex> lock(ctx.scratch_mutex);
-  auto* first_bad = reinterpret_cast<unsigned long long*>(ctx.result);
-  LUONG_CUDA_CHECK(cudaMemsetAsync(first_bad, 0xFF, sizeof(*first_bad), ctx.stream));  // "none" = all ones
+  std::unique_lock<std::mutex> lock(ctx.scratch_mutex, std::defer_lock);
+  unsigned long long* first_bad = nullptr;
+  if (check) {
+    lock.lock();
+    first_bad = reinterpret_cast<unsigned long long*>(ctx.result);
+    LUONG_CUDA_CHECK(cudaMemsetAsync(first_bad, 0xFF, sizeof(*first_bad), ctx.stream));  // "none" = all ones
+  }
   embedding_forward_kernel<<<grid_for(work), kThreads, 0, ctx.stream>>>(n, dim, rows, ids, table, out, first_bad);
   LUONG_CUDA_CHECK_LAUNCH("embedding_forward_kernel");
+  if (!check) return -1;
   read_result(ctx, sizeof(*first_bad));
   const unsigned long long bad = *reinterpret_cast<const unsigned long long*>(ctx.host_result);
   return bad == ~0ull ? -1 : static_cast<int64_t>(bad);

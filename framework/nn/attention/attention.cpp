@@ -1,15 +1,27 @@
 #include "framework/nn/attention/attention.h"
 
+#include <utility>
+
 #include "framework/ops/ops.h"
 
 namespace luong {
 
-AttentionMemory Attention::prepare(const Variable& memory, const Tensor& src_mask, std::vector<int64_t> lengths) const {
+namespace {
+
+// memory (B, S, H) and a uint8 (B, S) mask: returns {B, S}.
+std::pair<int64_t, int64_t> check_memory_and_mask(const Variable& memory, const Tensor& src_mask) {
   LUONG_CHECK(memory.dim() == 3, "attention: memory must be (B, S, H), got ", shape_str(memory.shape()));
   const int64_t B = memory.size(0), S = memory.size(1);
   LUONG_CHECK(src_mask.defined() && src_mask.dtype() == DType::u8 && src_mask.shape() == Shape({B, S}),
               "attention: src_mask must be uint8 (", B, ", ", S, ") for memory ", shape_str(memory.shape()), ", got ",
               src_mask.defined() ? src_mask.describe() : std::string("undefined"));
+  return {B, S};
+}
+
+}  // namespace
+
+AttentionMemory Attention::prepare(const Variable& memory, const Tensor& src_mask, std::vector<int64_t> lengths) const {
+  const auto [B, S] = check_memory_and_mask(memory, src_mask);
   LUONG_CHECK(static_cast<int64_t>(lengths.size()) == B, "attention: ", lengths.size(),
               " source lengths for a batch of ", B);
   for (int64_t len : lengths)
@@ -20,11 +32,7 @@ AttentionMemory Attention::prepare(const Variable& memory, const Tensor& src_mas
 }
 
 AttentionMemory Attention::prepare(const Variable& memory, const Tensor& src_mask) const {
-  LUONG_CHECK(memory.dim() == 3, "attention: memory must be (B, S, H), got ", shape_str(memory.shape()));
-  const int64_t B = memory.size(0), S = memory.size(1);
-  LUONG_CHECK(src_mask.defined() && src_mask.dtype() == DType::u8 && src_mask.shape() == Shape({B, S}),
-              "attention: src_mask must be uint8 (", B, ", ", S, ") for memory ", shape_str(memory.shape()), ", got ",
-              src_mask.defined() ? src_mask.describe() : std::string("undefined"));
+  const auto [B, S] = check_memory_and_mask(memory, src_mask);
   const std::vector<double> m = src_mask.to_vector();
   std::vector<int64_t> lengths;
   for (int64_t b = 0; b < B; ++b) {
