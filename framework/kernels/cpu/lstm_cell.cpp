@@ -32,23 +32,37 @@ void cell_forward_row(int64_t hidden, const T* __restrict zi, const T* __restric
   }
 }
 
+// The common case (dh, dc and dc_prev all present). Accumulate is a template parameter because a run-time
+// `accumulate ? dc_prev[j] : 0` inside the loop is a conditional load, and GCC then leaves the whole loop
+// scalar (measured: 2.8% of a benchmark step on AVX2, about 4x the vectorised loop).
+template <bool Accumulate, class T>
+void cell_backward_row_full(int64_t hidden, const T* __restrict gi, const T* __restrict gf, const T* __restrict gg,
+                            const T* __restrict go, const T* __restrict c_prev, const T* __restrict c,
+                            const T* __restrict dh, const T* __restrict dc, T* __restrict dzi, T* __restrict dzf,
+                            T* __restrict dzg, T* __restrict dzo, T* __restrict dc_prev) {
+  for (int64_t j = 0; j < hidden; ++j) {
+    const T i = gi[j], f = gf[j], g = gg[j], o = go[j];
+    const T tc = act_tanh(c[j]);
+    const T dct = dc[j] + dh[j] * o * (T(1) - tc * tc);
+    dzi[j] = dct * g * i * (T(1) - i);
+    dzf[j] = dct * c_prev[j] * f * (T(1) - f);
+    dzg[j] = dct * i * (T(1) - g * g);
+    dzo[j] = dh[j] * tc * o * (T(1) - o);
+    // Overwriting writes 0 + x: the bits of zero-filling dc_prev first and accumulating (-0 becomes +0).
+    dc_prev[j] = (Accumulate ? dc_prev[j] : T(0)) + dct * f;
+  }
+}
+
 template <class T>
 void cell_backward_row(int64_t hidden, const T* __restrict gi, const T* __restrict gf, const T* __restrict gg,
                        const T* __restrict go, const T* __restrict c_prev, const T* __restrict c,
                        const T* __restrict dh, const T* __restrict dc, T* __restrict dzi, T* __restrict dzf,
                        T* __restrict dzg, T* __restrict dzo, T* __restrict dc_prev, bool accumulate) {
-  // Overwriting dc_prev writes 0 + x: the bits of zero-filling it first and accumulating (-0 becomes +0).
   if (dh && dc && dc_prev) {  // the common case, without the null checks that keep the loop scalar
-    for (int64_t j = 0; j < hidden; ++j) {
-      const T i = gi[j], f = gf[j], g = gg[j], o = go[j];
-      const T tc = act_tanh(c[j]);
-      const T dct = dc[j] + dh[j] * o * (T(1) - tc * tc);
-      dzi[j] = dct * g * i * (T(1) - i);
-      dzf[j] = dct * c_prev[j] * f * (T(1) - f);
-      dzg[j] = dct * i * (T(1) - g * g);
-      dzo[j] = dh[j] * tc * o * (T(1) - o);
-      dc_prev[j] = (accumulate ? dc_prev[j] : T(0)) + dct * f;
-    }
+    if (accumulate)
+      cell_backward_row_full<true>(hidden, gi, gf, gg, go, c_prev, c, dh, dc, dzi, dzf, dzg, dzo, dc_prev);
+    else
+      cell_backward_row_full<false>(hidden, gi, gf, gg, go, c_prev, c, dh, dc, dzi, dzf, dzg, dzo, dc_prev);
     return;
   }
   for (int64_t j = 0; j < hidden; ++j) {
