@@ -16,6 +16,7 @@ T dot(const T* x, const T* y, int64_t n) {
   constexpr int64_t kLanes = 16;
   T lane[kLanes] = {};
   int64_t i = 0;
+  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
   for (; i + kLanes <= n; i += kLanes)
     for (int64_t l = 0; l < kLanes; ++l) lane[l] += x[i + l] * y[i + l];
   T s = T(0);
@@ -27,6 +28,7 @@ T dot(const T* x, const T* y, int64_t n) {
 // y += alpha x
 template <class T>
 void axpy_row(T alpha, const T* x, T* y, int64_t n) {
+  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
   for (int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
 }
 

@@ -20,6 +20,7 @@ struct RowStats {
 // ran 15% slower on the whole kernel than add-then-max.
 float add_bias_max(float* __restrict z, const float* __restrict bias, int64_t n) {
   if (bias)
+    // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
     for (int64_t j = 0; j < n; ++j) z[j] = z[j] + bias[j];
   return row_max(z, n);
 }
@@ -59,11 +60,13 @@ T row_loss_and_grad(int64_t cols, T* zr, const T* bias, int64_t t, int64_t ignor
   const T inv = T(1) / static_cast<T>(s.sum_exp);
   if (grad && eps != T(0)) {  // p - q with q = eps / cols everywhere and 1 - eps more at the target
     const T uniform = eps / static_cast<T>(cols);
+    // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
     for (int64_t j = 0; j < cols; ++j) {
       const T p = zr[j] * inv;
       zr[j] = p - uniform;
     }
   } else {
+    // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
     for (int64_t j = 0; j < cols; ++j) zr[j] *= inv;
   }
   if (grad) zr[t] -= T(1) - eps;

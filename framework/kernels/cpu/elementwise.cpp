@@ -117,6 +117,7 @@ void sum_rows_accumulate(int64_t rows, int64_t cols, const T* x, T* out) {
     const int64_t j1 = j0 + block < cols ? j0 + block : cols;
     for (int64_t r = 0; r < rows; ++r) {
       const T* xr = x + r * cols;
+      // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
       for (int64_t j = j0; j < j1; ++j) out[j] += xr[j];
     }
   }
@@ -130,12 +131,14 @@ void affine(int64_t n, const T* x, T alpha, T beta, T* y) {
 
 template <class T>
 void axpy(int64_t n, T alpha, const T* x, T* y) {
+  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
 #pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
   for (int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
 }
 
 template <class T>
 void mul(int64_t n, const T* x, const T* m, T* y) {
+  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
 #pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] * m[i];
 }

@@ -16,6 +16,7 @@ template <class T>
 void cell_forward_row(int64_t hidden, const T* __restrict zi, const T* __restrict zf, const T* __restrict zg,
                       const T* __restrict zo, const T* __restrict c_prev, T* __restrict gi, T* __restrict gf,
                       T* __restrict gg, T* __restrict go, T* __restrict c, T* __restrict h) {
+  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
   for (int64_t j = 0; j < hidden; ++j) {
     const T i = act_sigmoid(zi[j]);
     const T f = act_sigmoid(zf[j]);
@@ -40,6 +41,7 @@ void cell_backward_row_full(int64_t hidden, const T* __restrict gi, const T* __r
                             const T* __restrict go, const T* __restrict c_prev, const T* __restrict c,
                             const T* __restrict dh, const T* __restrict dc, T* __restrict dzi, T* __restrict dzf,
                             T* __restrict dzg, T* __restrict dzo, T* __restrict dc_prev) {
+  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
   for (int64_t j = 0; j < hidden; ++j) {
     const T i = gi[j], f = gf[j], g = gg[j], o = go[j];
     const T tc = act_tanh(c[j]);

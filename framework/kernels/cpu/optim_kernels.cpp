@@ -9,10 +9,12 @@ namespace luong::cpu {
 template <class T>
 void sgd_update(int64_t n, T* param, const T* grad, T* m, T lr, T momentum, T weight_decay) {
   if (m == nullptr) {
+    // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
 #pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
     for (int64_t i = 0; i < n; ++i) param[i] -= lr * (grad[i] + weight_decay * param[i]);
     return;
   }
+  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
 #pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
   for (int64_t i = 0; i < n; ++i) {
     const T g = grad[i] + weight_decay * param[i];
@@ -26,6 +28,7 @@ void adam_update(int64_t n, T* param, const T* grad, T* m, T* v, T lr, T beta1, 
                  bool decoupled, T bias_correction1, T bias_correction2) {
   const T coupled_wd = decoupled ? T(0) : weight_decay;
   const T decoupled_wd = decoupled ? weight_decay : T(0);
+  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
 #pragma omp parallel for schedule(static) if (n > kParallelGrain)
   for (int64_t i = 0; i < n; ++i) {
     const T p = param[i];

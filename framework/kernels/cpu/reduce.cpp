@@ -26,6 +26,7 @@ double blocked_sum(int64_t n, const T* x, F f) {
     double lane[kLanes] = {};
     int64_t i = lo;
     for (; i + kLanes <= hi; i += kLanes)
+      // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
       for (int64_t l = 0; l < kLanes; ++l) lane[l] += f(static_cast<double>(x[i + l]));
     double s = 0.0;
     for (; i < hi; ++i) s += f(static_cast<double>(x[i]));
@@ -85,6 +86,7 @@ void sum_dim_backward(int64_t outer, int64_t len, int64_t inner, const T* gy, T*
 
 template <class T>
 void scale(int64_t n, T alpha, T* x) {
+  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
 #pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
   for (int64_t i = 0; i < n; ++i) x[i] *= alpha;
 }
