@@ -29,7 +29,7 @@ struct SteadyStateCounts {
 };
 
 // Three padded batches of one shape with different lengths (as a bucketed loader gives them), each run once
-// to warm the cache, then `steps` more steps over them. run_after_step, when set, runs after each step (a
+// to warm the cache, then `steps` more steps over them. after_step runs after each step (a
 // test that the check can fail empties the cache there).
 template <class AfterStep = void (*)()>
 SteadyStateCounts run_steady_state_steps(
