@@ -79,15 +79,15 @@ void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g, bool overwrite)
 
 namespace {
 
-// The rows of each part, one after the other, in one (Σ m, cols) buffer.
+// The rows of each part, one after the other, in one (Σ m, cols) buffer: one kernel call for all parts (on
+// CUDA a launch per 32 parts instead of a cudaMemcpyAsync per part).
 Tensor stack_rows(const std::vector<Tensor>& parts, int64_t rows, int64_t cols) {
   Tensor out = Tensor::empty({rows, cols}, parts.front().dtype(), parts.front().device());
-  int64_t at = 0;
-  for (const Tensor& p : parts) {
-    const int64_t m = p.numel() / cols;
-    out.narrow(at, m).copy_(p);
-    at += m;
-  }
+  std::vector<const void*> src;
+  std::vector<int64_t> bytes;
+  src.reserve(parts.size()), bytes.reserve(parts.size());
+  for (const Tensor& p : parts) src.push_back(p.raw()), bytes.push_back(static_cast<int64_t>(p.nbytes()));
+  LUONG_KERNEL(out.device(), concat_parts, static_cast<int64_t>(parts.size()), src.data(), bytes.data(), out.raw());
   return out;
 }
 

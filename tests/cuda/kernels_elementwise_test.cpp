@@ -257,6 +257,33 @@ TEST(CudaGather, CopyBlockAndTransposeAreBitwiseTheCpuForEveryType) {
   }
 }
 
+// The stacking of a deferred weight gradient's parts: 70 parts (three launches of 32), odd byte counts and
+// sources off the 16-byte alignment (the byte loop) next to aligned ones (16 bytes a thread), empty parts.
+TEST(CudaGather, ConcatPartsIsBytewiseTheCpu) {
+  LUONG_REQUIRE_CUDA();
+  const std::vector<int64_t> sizes_cycle{0, 4, 12, 16, 256, 1028, 65536, 20};
+  const int count = 70;
+  int64_t src_total = 0;
+  std::vector<int64_t> bytes, offsets;
+  for (int i = 0; i < count; ++i) {
+    bytes.push_back(sizes_cycle[static_cast<size_t>(i) % sizes_cycle.size()]);
+    offsets.push_back(src_total + (i % 3 == 1 ? 4 : 0));  // every third part starts 4 bytes off alignment
+    src_total = offsets.back() + bytes.back() + 32;
+  }
+  KernelPair src = random_pair({src_total / 4}, DType::f32, 43, -1, 1);
+  int64_t out_total = 0;
+  for (int64_t b : bytes) out_total += b;
+  KernelPair out = random_pair({out_total / 4 + 4}, DType::f32, 44, -1, 1);  // the tail must stay as it was
+  std::vector<const void*> c_src, g_src;
+  for (int i = 0; i < count; ++i) {
+    c_src.push_back(static_cast<const char*>(src.cpu.raw()) + offsets[static_cast<size_t>(i)]);
+    g_src.push_back(static_cast<const char*>(src.gpu.raw()) + offsets[static_cast<size_t>(i)]);
+  }
+  cpu::concat_parts(count, c_src.data(), bytes.data(), out.cpu.raw());
+  cuda::concat_parts(count, g_src.data(), bytes.data(), out.gpu.raw());
+  EXPECT_TRUE(out.identical());
+}
+
 }  // namespace
 }  // namespace luong::testing
 

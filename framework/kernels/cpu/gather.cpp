@@ -1,6 +1,7 @@
 #include "framework/kernels/cpu/gather.h"
 
 #include <cstring>
+#include <vector>
 
 #include "framework/kernels/cpu/parallel.h"
 
@@ -44,6 +45,16 @@ void copy_block(int64_t outer, int64_t inner, int64_t len, const T* src, int64_t
       std::memcpy(d, s, sizeof(T) * static_cast<size_t>(chunk));
     }
   }
+}
+
+void concat_parts(int64_t count, const void* const* src, const int64_t* bytes, void* dst) {
+  std::vector<int64_t> begin(static_cast<size_t>(count) + 1, 0);
+  for (int64_t i = 0; i < count; ++i) begin[static_cast<size_t>(i) + 1] = begin[static_cast<size_t>(i)] + bytes[i];
+  char* out = static_cast<char*>(dst);
+  // One parallel region over the parts (a copy_bytes per part opened one each).
+#pragma omp parallel for schedule(static) if (count > 1 && begin.back() > kParallelGrain * 4)
+  for (int64_t i = 0; i < count; ++i)
+    if (bytes[i] > 0) std::memcpy(out + begin[static_cast<size_t>(i)], src[i], static_cast<size_t>(bytes[i]));
 }
 
 template <class T>

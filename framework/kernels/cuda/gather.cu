@@ -38,6 +38,29 @@ __global__ void copy_block_kernel(int64_t outer, int64_t inner, int64_t len, con
   }
 }
 
+// Up to kPartsPerLaunch parts of concat_parts, passed by value (no table to upload, so nothing for a graph
+// capture to freeze but the pointers themselves). Part p is copied by the blocks of grid row p, 16 bytes a
+// thread when its source, destination and size allow it.
+constexpr int kPartsPerLaunch = 32;
+struct PartTable {
+  const char* src[kPartsPerLaunch];
+  int64_t begin[kPartsPerLaunch + 1];  // byte offsets into dst
+};
+
+__global__ void concat_parts_kernel(PartTable t, char* dst) {
+  const int p = blockIdx.y;
+  const char* s = t.src[p];
+  char* d = dst + t.begin[p];
+  const int64_t n = t.begin[p + 1] - t.begin[p];
+  if (((reinterpret_cast<uintptr_t>(s) | reinterpret_cast<uintptr_t>(d) | static_cast<uintptr_t>(n)) & 15) == 0) {
+    const uint4* s4 = reinterpret_cast<const uint4*>(s);
+    uint4* d4 = reinterpret_cast<uint4*>(d);
+    for (int64_t i = global_index(); i < n / 16; i += global_stride()) d4[i] = s4[i];
+  } else {
+    for (int64_t i = global_index(); i < n; i += global_stride()) d[i] = s[i];
+  }
+}
+
 // Source-ordered (coalesced reads): element (o, i, m, j, k) of (outer, a, mid, b, inner) goes to (o, j, m, i, k).
 template <class T>
 __global__ void transpose_kernel(int64_t outer, int64_t a, int64_t mid, int64_t b, int64_t inner, const T* src, T* dst,
@@ -98,6 +121,27 @@ void copy_block(int64_t outer, int64_t inner, int64_t len, const T* src, int64_t
   copy_block_kernel<<<grid_for(total), kThreads, 0, stream()>>>(outer, inner, len, src, src_len, src_start, dst,
                                                                 dst_len, dst_start, accumulate);
   LUONG_CUDA_CHECK_LAUNCH("copy_block_kernel");
+}
+
+void concat_parts(int64_t count, const void* const* src, const int64_t* bytes, void* dst) {
+  int64_t at = 0;
+  for (int64_t first = 0; first < count; first += kPartsPerLaunch) {
+    const int parts = static_cast<int>(count - first < kPartsPerLaunch ? count - first : kPartsPerLaunch);
+    PartTable t{};
+    int64_t largest = 0;
+    t.begin[0] = 0;
+    for (int p = 0; p < parts; ++p) {
+      t.src[p] = static_cast<const char*>(src[first + p]);
+      t.begin[p + 1] = t.begin[p] + bytes[first + p];
+      largest = bytes[first + p] > largest ? bytes[first + p] : largest;
+    }
+    if (largest > 0) {
+      const dim3 grid(grid_for((largest + 15) / 16), static_cast<unsigned>(parts));
+      concat_parts_kernel<<<grid, kThreads, 0, stream()>>>(t, static_cast<char*>(dst) + at);
+      LUONG_CUDA_CHECK_LAUNCH("concat_parts_kernel");
+    }
+    at += t.begin[parts];
+  }
 }
 
 template <class T>

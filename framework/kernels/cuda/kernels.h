@@ -94,6 +94,7 @@ void embedding_backward(int64_t n, int64_t dim, const int64_t* ids, int64_t padd
 template <class T>
 void copy_block(int64_t outer, int64_t inner, int64_t len, const T* src, int64_t src_len, int64_t src_start, T* dst,
                 int64_t dst_len, int64_t dst_start, bool accumulate);
+void concat_parts(int64_t count, const void* const* src, const int64_t* bytes, void* dst);
 template <class T>
 void transpose(int64_t outer, int64_t a, int64_t mid, int64_t b, int64_t inner, const T* src, T* dst, bool accumulate);
 
