@@ -45,17 +45,15 @@ struct LstmCellOp : Node {
     dispatch_float(xv.dtype(), "lstm_cell", [&](auto t) {
       using T = decltype(t);
       T* pz = z.data<T>();
-      if (n->has_w) {  // z = b + x W
-        z.zero_();
-        LUONG_KERNEL(dev, binary_forward<T>, BinaryKind::add, B * G, B * G, pz, G, bv.data().data<T>(), pz);
-        weight_gemm<T>(false, B, G, n->in_dim, xv.data().data<T>(), Wv.data(), T(1), pz, n->w_param);
-      } else {  // z = x + b, x already projected
+      if (n->has_w) {  // z = x W; the bias is added by the cell kernel (no fill and broadcast add first)
+        weight_gemm<T>(false, B, G, n->in_dim, xv.data().data<T>(), Wv.data(), T(0), pz, n->w_param);
+      } else {  // z = x + b, x already projected (the add doubles as the copy the GEMM accumulates into)
         LUONG_KERNEL(dev, binary_forward<T>, BinaryKind::add, B * G, B * G, xv.data().data<T>(), G,
                      bv.data().data<T>(), pz);
       }
       weight_gemm<T>(false, B, G, H, prev.h.data().data<T>(), Uv.data(), T(1), pz, n->u_param);
       LUONG_KERNEL(dev, lstm_cell_forward<T>, B, H, pz, prev.c.data().data<T>(), n->gates.data<T>(), c.data<T>(),
-                   h.data<T>());
+                   h.data<T>(), n->has_w ? bv.data().data<T>() : static_cast<const T*>(nullptr));
     });
     // x only feeds dW: an input already projected (no W) is not kept (the decoder's per-step projections).
     if (n->has_w && Wv.requires_grad()) n->x = xv.data();

@@ -119,6 +119,17 @@ TEST(CudaLstmCell, ForwardAndBackwardMatchTheCpuWithOptionalGradients) {
   cuda::lstm_cell_forward<double>(B, H, z.g<double>(), c_prev.g<double>(), gates.g<double>(), c.g<double>(),
                                   h.g<double>());
   for (const KernelPair* p : {&gates, &c, &h}) EXPECT_LE(p->error(), 1e-14);
+  {  // the bias added by the kernel (a cell whose input product is its own GEMM)
+    KernelPair bias = random_pair({4 * H}, DType::f64, 22, -1, 1);
+    KernelPair gb = random_pair({B, 4 * H}, DType::f64, 20), cb = random_pair({B, H}, DType::f64, 21);
+    KernelPair hb = random_pair({B, H}, DType::f64, 23);
+    cpu::lstm_cell_forward<double>(B, H, z.c<double>(), c_prev.c<double>(), gb.c<double>(), cb.c<double>(),
+                                   hb.c<double>(), bias.c<double>());
+    cuda::lstm_cell_forward<double>(B, H, z.g<double>(), c_prev.g<double>(), gb.g<double>(), cb.g<double>(),
+                                    hb.g<double>(), bias.g<double>());
+    for (const KernelPair* p : {&gb, &cb, &hb}) EXPECT_LE(p->error(), 1e-14) << "with a bias";
+    EXPECT_GT(max_mixed_error(gb.cpu, gates.cpu), 1e-6) << "the bias must change the gates";
+  }
   KernelPair dh = random_pair({B, H}, DType::f64, 24), dc = random_pair({B, H}, DType::f64, 25);
   for (int variant = 0; variant < 3; ++variant) {  // both gradients, dh only (no dc_prev), dc only
     KernelPair dz = random_pair({B, 4 * H}, DType::f64, 26), dc_prev = random_pair({B, H}, DType::f64, 27);

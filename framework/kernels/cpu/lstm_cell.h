@@ -7,9 +7,12 @@
 
 namespace luong::cpu {
 
-// z (B, 4H) pre-activations (bias already added); writes activated gates (B, 4H), c (B, H) and h (B, H).
+// z (B, 4H) pre-activations, plus bias (4H) when given (else z has it already); writes activated gates (B, 4H),
+// c (B, H) and h (B, H). Adding the bias here saves a cell with its own input product a zero fill and a
+// broadcast add before its GEMMs (two launches per layer and step on CUDA).
 template <class T>
-void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h);
+void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h,
+                       const T* bias = nullptr);
 // From dh, dc (either may be null = zero) to dz (B, 4H, overwritten) and dc_prev (may be null): accumulated,
 // or with accumulate_dc_prev false overwritten, with exactly the values that zero-filling it first and
 // accumulating would give (0 + x, so -0 becomes +0 as there), in the same pass: no separate fill (on CUDA

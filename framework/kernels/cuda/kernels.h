@@ -75,7 +75,8 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t m, int64_t 
 
 // --- fused LSTM cell (lstm_cell.cu); see kernels/cpu/lstm_cell.h ---
 template <class T>
-void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h);
+void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h,
+                       const T* bias = nullptr);
 template <class T>
 void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* c, const T* dh,
                         const T* dc, T* dz, T* dc_prev, bool accumulate_dc_prev = true);

@@ -9,16 +9,18 @@ namespace {
 
 template <class T>
 __global__ void lstm_cell_forward_kernel(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c,
-                                         T* h) {
+                                         T* h, const T* bias) {
   const int64_t total = batch * hidden;
   for (int64_t k = global_index(); k < total; k += global_stride()) {
     const int64_t b = k / hidden, j = k % hidden;
     const T* zb = z + b * 4 * hidden;
     T* gb = gates + b * 4 * hidden;
-    const T i = dev_sigmoid(zb[j]);
-    const T f = dev_sigmoid(zb[hidden + j]);
-    const T g = dev_tanh(zb[2 * hidden + j]);
-    const T o = dev_sigmoid(zb[3 * hidden + j]);
+    // With a bias, z + b as the CPU kernel adds it; without, z itself (no + 0, which would turn -0 into +0).
+    auto pre = [&](int64_t q) { return bias ? zb[q] + bias[q] : zb[q]; };
+    const T i = dev_sigmoid(pre(j));
+    const T f = dev_sigmoid(pre(hidden + j));
+    const T g = dev_tanh(pre(2 * hidden + j));
+    const T o = dev_sigmoid(pre(3 * hidden + j));
     gb[j] = i, gb[hidden + j] = f, gb[2 * hidden + j] = g, gb[3 * hidden + j] = o;
     const T cv = f * c_prev[k] + i * g;
     const T tc = dev_tanh(cv);
@@ -59,10 +61,11 @@ __global__ void lstm_carry_rows_kernel(int64_t rows, int64_t cols, const uint8_t
 }  // namespace
 
 template <class T>
-void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h) {
+void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h,
+                       const T* bias) {
   if (batch * hidden == 0) return;
   lstm_cell_forward_kernel<<<grid_for(batch * hidden), kThreads, 0, stream()>>>(batch, hidden, z, c_prev, gates, c,
-                                                                               h);
+                                                                               h, bias);
   LUONG_CUDA_CHECK_LAUNCH("lstm_cell_forward_kernel");
 }
 
@@ -85,8 +88,10 @@ void lstm_carry_rows(int64_t rows, int64_t cols, const uint8_t* keep, const T* p
 
 template void lstm_carry_rows<float>(int64_t, int64_t, const uint8_t*, const float*, float*);
 template void lstm_carry_rows<double>(int64_t, int64_t, const uint8_t*, const double*, double*);
-template void lstm_cell_forward<float>(int64_t, int64_t, const float*, const float*, float*, float*, float*);
-template void lstm_cell_forward<double>(int64_t, int64_t, const double*, const double*, double*, double*, double*);
+template void lstm_cell_forward<float>(int64_t, int64_t, const float*, const float*, float*, float*, float*,
+                                        const float*);
+template void lstm_cell_forward<double>(int64_t, int64_t, const double*, const double*, double*, double*, double*,
+                                         const double*);
 template void lstm_cell_backward<float>(int64_t, int64_t, const float*, const float*, const float*, const float*,
                                         const float*, float*, float*, bool);
 template void lstm_cell_backward<double>(int64_t, int64_t, const double*, const double*, const double*, const double*,
