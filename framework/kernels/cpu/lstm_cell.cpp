@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/kernels/cpu/vec_math.h"
@@ -87,19 +88,22 @@ void cell_backward_row(int64_t hidden, const T* __restrict gi, const T* __restri
 template <class T>
 void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h,
                        const T* bias) {
-  const T* b = bias;
 #pragma omp parallel for schedule(static) if (batch * hidden > kParallelGrain / 4)
-  for (int64_t r = 0; r < batch; ++r) {
-    const T* zb = z + r * 4 * hidden;
-    T* gb = gates + r * 4 * hidden;
-    const int64_t k = r * hidden;
-    if (b)
-      cell_forward_row<true>(hidden, zb, zb + hidden, zb + 2 * hidden, zb + 3 * hidden, b, b + hidden, b + 2 * hidden,
-                             b + 3 * hidden, c_prev + k, gb, gb + hidden, gb + 2 * hidden, gb + 3 * hidden, c + k,
-                             h + k);
+  for (int64_t b = 0; b < batch; ++b) {
+    const T* zb = z + b * 4 * hidden;
+    T* gb = gates + b * 4 * hidden;
+    const int64_t k = b * hidden;
+    // Without a bias the bias blocks are never read; z's own blocks stand in for them.
+    const T* bb = bias ? bias : zb;
+    auto row = [&](auto has_bias) {
+      cell_forward_row<decltype(has_bias)::value>(hidden, zb, zb + hidden, zb + 2 * hidden, zb + 3 * hidden, bb,
+                                                  bb + hidden, bb + 2 * hidden, bb + 3 * hidden, c_prev + k, gb,
+                                                  gb + hidden, gb + 2 * hidden, gb + 3 * hidden, c + k, h + k);
+    };
+    if (bias)
+      row(std::true_type{});
     else
-      cell_forward_row<false>(hidden, zb, zb + hidden, zb + 2 * hidden, zb + 3 * hidden, zb, zb, zb, zb, c_prev + k, gb,
-                              gb + hidden, gb + 2 * hidden, gb + 3 * hidden, c + k, h + k);
+      row(std::false_type{});
   }
 }
 
