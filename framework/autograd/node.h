@@ -56,6 +56,10 @@ class Node {
   // the product is deferred and summed with the others in one GEMM (autograd/weight_grad_deferral.h).
   // a and g must stay unmodified afterwards.
   void accumulate_weight_grad(int i, const Tensor& a, const Tensor& g);
+  // Adds the column sums of g (m, n) into input i's gradient (n): the gradient of a bias added to every
+  // row. Deferred like accumulate_weight_grad when the bias is used by several nodes of this pass (one
+  // column sum over all steps' rows). g must stay unmodified afterwards.
+  void accumulate_bias_grad(int i, const Tensor& g);
   // Ops free their saved tensors here (default: nothing saved beyond members released by destruction).
   virtual void release_saved() {}
 

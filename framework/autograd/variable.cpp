@@ -160,6 +160,14 @@ void Node::accumulate_weight_grad(int i, const Tensor& a, const Tensor& g) {
   add_matmul_tn_(target, a, g, overwrite);
 }
 
+void Node::accumulate_bias_grad(int i, const Tensor& g) {
+  const auto& in = inputs_[static_cast<size_t>(i)];
+  if (WeightGradDeferral* pass = WeightGradDeferral::current(); pass && pass->defer_column_sum(in, g)) return;
+  bool overwrite = false;
+  Tensor& target = grad_target(i, overwrite);
+  add_column_sums_(target, g, overwrite);
+}
+
 void Node::accumulate_grad(int i, const Tensor& t) {
   VariableImpl& in = *inputs_[static_cast<size_t>(i)];
   LUONG_CHECK(t.numel() == in.data.numel(), name(), " backward: gradient ", t.describe(), " for input ",

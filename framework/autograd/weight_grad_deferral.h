@@ -38,20 +38,44 @@ class WeightGradDeferral {
   // and m <= kMaxRows; returns false otherwise and the caller runs the GEMM itself. a and g must not be
   // written to afterwards (saved activations and a node's own gradient buffers are not).
   bool defer(const std::shared_ptr<VariableImpl>& v, const Tensor& a, const Tensor& g);
-  // Adds the stacked product of v's deferred pairs into v.grad (zero-filled when empty); nothing to do
-  // when v has none. The engine calls it when v's last consumer has run.
+  // The same for a bias: keeps g (m, n) for v's gradient (n) += the column sums of g, summed over all
+  // steps in one kernel call instead of one per step (an LSTM cell's b at every decoder step).
+  bool defer_column_sum(const std::shared_ptr<VariableImpl>& v, const Tensor& g);
+  // Adds the stacked product (or column sums) of v's deferred parts into v.grad (zero-filled when empty);
+  // nothing to do when v has none. The engine calls it when v's last consumer has run.
   void flush(VariableImpl& v);
   bool empty() const { return pending_.empty(); }
-  // Products deferred on this thread since the process started (for tests and benchmarks).
+  // Products and column sums deferred on this thread since the process started (for tests and benchmarks).
   static int64_t deferred_count();
+  // Stacks of right-hand parts made by flushes on this thread since the process started: an LSTM cell's
+  // dz feeds dW, dU and db, and is stacked once for the three (for tests).
+  static int64_t stacked_count();
 
  private:
   struct Pending {
     std::shared_ptr<VariableImpl> variable;  // kept alive until flushed
-    std::vector<Tensor> a, g;
+    std::vector<Tensor> a, g;                // a is empty for a column sum
+    bool column_sum = false;
   };
+  // A stack of right-hand parts that another pending product still needs: kept from the first of them to
+  // flush until the last, so one step's gradients are copied once however many weights they feed.
+  struct SharedStack {
+    std::vector<Tensor> parts;
+    Tensor rows;
+  };
+  // v has several consumers in this pass and its product with `rows` rows has the expected sizes.
+  bool admit(const std::shared_ptr<VariableImpl>& v, int64_t rows, int64_t numel_a, int64_t numel_g);
+  // How many pending entries have `parts` as their right-hand parts.
+  int sharers(const std::vector<Tensor>& parts) const;
+  // The stack of `parts` (cols wide): the shared one when it exists; else a new one, kept for the others
+  // when `keep`, made for this flush alone when `required`, or none (null) when the caller can do without.
+  const Tensor* shared_stack(const std::vector<Tensor>& parts, int64_t cols, bool keep, bool required);
+  void release_stack(const std::vector<Tensor>& parts);
+
   std::unordered_map<VariableImpl*, int> uses_;
   std::unordered_map<VariableImpl*, Pending> pending_;
+  std::vector<SharedStack> stacks_;
+  Tensor scratch_stack_;  // a stack nobody else needs, for the flush in progress
   WeightGradDeferral* previous_;
 };
 

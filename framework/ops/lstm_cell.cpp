@@ -96,13 +96,13 @@ struct LstmCellOp : Node {
         T* dh_prev = grad_target(1, fresh).data<T>();
         weight_gemm<T>(true, B, H, G, pdz, U, T(fresh ? 0 : 1), dh_prev, u_param);
       }
-      if (needs_grad(u_index() + 1))
-        LUONG_KERNEL(dev, sum_rows_accumulate<T>, B, G, pdz, grad_slot(u_index() + 1).data<T>());
     });
-    // dW (I, G) += x^T dz and dU (H, G) += h_prev^T dz: deferred to one GEMM over all steps when this
-    // cell runs inside a step loop (Node::accumulate_weight_grad); dz is not touched after this.
+    // dW (I, G) += x^T dz, dU (H, G) += h_prev^T dz and db += colsum(dz): deferred to one GEMM (one column
+    // sum) over all steps when this cell runs inside a step loop (Node::accumulate_weight_grad), with dz
+    // stacked once for the three; dz is not touched after this.
     if (has_w && needs_grad(3)) accumulate_weight_grad(3, x, dz);
     if (needs_grad(u_index())) accumulate_weight_grad(u_index(), h_prev, dz);
+    if (needs_grad(u_index() + 1)) accumulate_bias_grad(u_index() + 1, dz);
   }
   void release_saved() override { x = h_prev = c_prev = gates = c = W = U = Tensor(); }
 };

@@ -77,11 +77,20 @@ void add_matmul_tn_(Tensor& c, const Tensor& a, const Tensor& g, bool overwrite)
   });
 }
 
-namespace {
+bool stacked_gemm_reads_parts_in_place(const Tensor& c, int64_t rows) {
+  return c.device().is_cpu() && c.dtype() == DType::f32 && c.dim() == 2 &&
+         cpu::gemm_tn_reads_pieces(c.size(0), c.size(1), rows);
+}
 
-// The rows of each part, one after the other, in one (Σ m, cols) buffer: one kernel call for all parts (on
-// CUDA a launch per 32 parts instead of a cudaMemcpyAsync per part).
-Tensor stack_rows(const std::vector<Tensor>& parts, int64_t rows, int64_t cols) {
+Tensor stack_rows(const std::vector<Tensor>& parts, int64_t cols) {
+  LUONG_CHECK(!parts.empty() && cols > 0, "stack_rows: ", parts.size(), " parts of ", cols, " columns");
+  int64_t rows = 0;
+  for (const Tensor& p : parts) {
+    LUONG_CHECK(p.numel() % cols == 0 && p.dtype() == parts.front().dtype(), "stack_rows: part ", p.describe(),
+                " is not rows of ", cols, " ", parts.front().dtype());
+    check_same_device("stack_rows", parts.front(), p);
+    rows += p.numel() / cols;
+  }
   Tensor out = Tensor::empty({rows, cols}, parts.front().dtype(), parts.front().device());
   std::vector<const void*> src;
   std::vector<int64_t> bytes;
@@ -91,10 +100,20 @@ Tensor stack_rows(const std::vector<Tensor>& parts, int64_t rows, int64_t cols) 
   return out;
 }
 
-}  // namespace
+void add_column_sums_(Tensor& c, const Tensor& g, bool overwrite) {
+  const int64_t n = c.numel();
+  LUONG_CHECK(n > 0 && g.numel() % n == 0 && g.dtype() == c.dtype(), "add_column_sums_: ", g.describe(),
+              " is not rows of ", c.describe());
+  check_same_device("add_column_sums_", c, g);
+  if (overwrite) c.zero_();
+  dispatch_float(c.dtype(), "add_column_sums_", [&](auto tag) {
+    using T = decltype(tag);
+    LUONG_KERNEL(c.device(), sum_rows_accumulate<T>, g.numel() / n, n, g.data<T>(), c.data<T>());
+  });
+}
 
 void add_matmul_tn_stacked_(Tensor& c, const std::vector<Tensor>& a_parts, const std::vector<Tensor>& g_parts,
-                            bool overwrite) {
+                            bool overwrite, const Tensor* g_stacked) {
   LUONG_CHECK(!a_parts.empty() && a_parts.size() == g_parts.size(), "add_matmul_tn_stacked_: ", a_parts.size(),
               " left and ", g_parts.size(), " right parts");
   if (a_parts.size() == 1) return add_matmul_tn_(c, a_parts.front(), g_parts.front(), overwrite);
@@ -112,16 +131,25 @@ void add_matmul_tn_stacked_(Tensor& c, const std::vector<Tensor>& a_parts, const
     check_same_device("add_matmul_tn_stacked_", c, g);
     rows += m;
   }
-  if (c.device().is_cpu() && c.dtype() == DType::f32) {  // read in place where gemm() uses luong's kernel
+  if (g_stacked)
+    LUONG_CHECK(g_stacked->numel() == rows * n && g_stacked->dtype() == c.dtype(), "add_matmul_tn_stacked_: stacked ",
+                g_stacked->describe(), " for ", rows, " rows of ", n);
+  if (stacked_gemm_reads_parts_in_place(c, rows)) {  // read in place where gemm() uses luong's kernel
     std::vector<cpu::GemmSegment> pieces;
     pieces.reserve(a_parts.size());
-    for (size_t i = 0; i < a_parts.size(); ++i)
-      pieces.push_back({a_parts[i].data<float>(), g_parts[i].data<float>(), a_parts[i].numel() / k});
-    if (cpu::gemm_tn_pieces(k, n, rows, pieces, overwrite ? 0.0f : 1.0f, c.data<float>())) return;
+    int64_t row = 0;
+    for (size_t i = 0; i < a_parts.size(); ++i) {
+      const int64_t m = a_parts[i].numel() / k;
+      const float* g = g_stacked ? g_stacked->data<float>() + row * n : g_parts[i].data<float>();
+      pieces.push_back({a_parts[i].data<float>(), g, m});
+      row += m;
+    }
+    cpu::gemm_tn_pieces(k, n, rows, pieces, overwrite ? 0.0f : 1.0f, c.data<float>());
+    return;
   }
   // One GEMM with K = Σ m. The stacked copies cost one pass over the operands, far less than the GEMM
   // efficiency they buy at m = batch.
-  add_matmul_tn_(c, stack_rows(a_parts, rows, k), stack_rows(g_parts, rows, n), overwrite);
+  add_matmul_tn_(c, stack_rows(a_parts, k), g_stacked ? *g_stacked : stack_rows(g_parts, n), overwrite);
 }
 
 double global_norm(const Tensor& flat) { return std::sqrt(sum_squares(flat)); }

@@ -60,8 +60,8 @@ TEST(WeightGradDeferral, StackedGemmEqualsThePerStepSum) {
   const Weights shared = make_weights(1);
   const int64_t before = WeightGradDeferral::deferred_count();
   unroll([&](int64_t) -> const Weights& { return shared; }).backward();
-  // W and U at every step (lstm_cell), P at every step: 3 per step at least.
-  EXPECT_GE(WeightGradDeferral::deferred_count() - before, 3 * kT) << "nothing was deferred";
+  // W, U and b at every step (lstm_cell), P at every step: 4 per step at least.
+  EXPECT_GE(WeightGradDeferral::deferred_count() - before, 4 * kT) << "not everything was deferred";
 
   const Weights start = make_weights(1);
   std::vector<Weights> per_step;
@@ -135,6 +135,79 @@ TEST(WeightGradDeferral, AccumulatesAcrossPassesAndAFailedPassLeavesNothingBehin
   // No stale products from the failed pass: the same bits as the first clean pass, for every weight.
   size_t i = 0;
   for (const Variable* v : {&f.W, &f.U, &f.b, &f.V, &f.P}) EXPECT_EQ(v->grad().to_vector(), once_all[i++]) << "weight " << i;
+}
+
+// The deferral on its own: one step's gradient g feeding a matrix weight (dW += aᵀ g) and a bias
+// (db += colsum g), as an LSTM cell's dz feeds dW, dU and db. g is stacked once for all of them, the stack
+// is dropped once the last of them has flushed, and the results are the per-step sums.
+TEST(WeightGradDeferral, SharesOneStackOfAStepGradientAndSumsBiasColumns) {
+  Generator gen(7);
+  auto leaf = [&](Shape s) { return random_leaf(gen, s, -1, 1); };
+  Variable W = leaf({kI, 4 * kH}), U = leaf({kH, 4 * kH}), b = leaf({4 * kH}), lone = leaf({4 * kH});
+  std::unordered_map<VariableImpl*, int> uses{
+      {W.impl().get(), kT}, {U.impl().get(), kT}, {b.impl().get(), kT}, {lone.impl().get(), kT}};
+  std::vector<Tensor> x, h, g, g_lone;
+  for (int64_t t = 0; t < kT; ++t) {
+    x.push_back(leaf({kB, kI}).data()), h.push_back(leaf({kB, kH}).data());
+    g.push_back(leaf({kB, 4 * kH}).data()), g_lone.push_back(leaf({kB, 4 * kH}).data());
+  }
+  const int64_t stacked_before = WeightGradDeferral::stacked_count();
+  {
+    WeightGradDeferral pass(uses);
+    for (int64_t t = 0; t < kT; ++t) {
+      ASSERT_TRUE(pass.defer(W.impl(), x[t], g[t]));
+      ASSERT_TRUE(pass.defer(U.impl(), h[t], g[t]));
+      ASSERT_TRUE(pass.defer_column_sum(b.impl(), g[t]));
+      ASSERT_TRUE(pass.defer_column_sum(lone.impl(), g_lone[t]));
+    }
+    EXPECT_FALSE(pass.defer_column_sum(W.impl(), g[0])) << "a matrix is not a bias";
+    EXPECT_FALSE(pass.defer_column_sum(b.impl(), x[0])) << "rows of the wrong width";
+    for (Variable* v : {&U, &b, &W, &lone}) pass.flush(*v->impl());
+    EXPECT_TRUE(pass.empty());
+  }
+  // g: one stack for W, U and b; g_lone: one for its column sum alone.
+  EXPECT_EQ(WeightGradDeferral::stacked_count() - stacked_before, 2);
+
+  auto per_step_sum = [&](const std::vector<Tensor>& a, const std::vector<Tensor>& gs, int64_t k, int64_t n) {
+    std::vector<double> out(static_cast<size_t>(k * n), 0.0);
+    for (int64_t t = 0; t < kT; ++t) {
+      const std::vector<double> av = a.empty() ? std::vector<double>() : a[t].to_vector(), gv = gs[t].to_vector();
+      for (int64_t r = 0; r < kB; ++r)
+        for (int64_t i = 0; i < k; ++i)
+          for (int64_t j = 0; j < n; ++j) out[i * n + j] += (a.empty() ? 1.0 : av[r * k + i]) * gv[r * n + j];
+    }
+    return out;
+  };
+  auto near = [](const std::vector<double>& got, const std::vector<double>& want) {
+    double worst = 0;
+    for (size_t i = 0; i < want.size(); ++i) worst = std::max(worst, std::abs(got[i] - want[i]));
+    return worst;
+  };
+  EXPECT_LT(near(W.grad().to_vector(), per_step_sum(x, g, kI, 4 * kH)), 1e-12);
+  EXPECT_LT(near(U.grad().to_vector(), per_step_sum(h, g, kH, 4 * kH)), 1e-12);
+  EXPECT_LT(near(b.grad().to_vector(), per_step_sum({}, g, 1, 4 * kH)), 1e-12);
+  EXPECT_LT(near(lone.grad().to_vector(), per_step_sum({}, g_lone, 1, 4 * kH)), 1e-12);
+}
+
+// A bias column sum, deferred or not, adds the same numbers in the same order: bitwise equal in float32.
+TEST(WeightGradDeferral, DeferredBiasGradientIsBitwiseThePerStepAccumulation) {
+  Generator gen(11);
+  const Variable b(random_leaf(gen, {4 * kH}).data().to(DType::f32), true);
+  std::vector<Tensor> dz;
+  for (int64_t t = 0; t < kT; ++t) dz.push_back(random_leaf(gen, {kB, 4 * kH}, -1, 1).data().to(DType::f32));
+  std::vector<float> reference(static_cast<size_t>(4 * kH), 0.0f);
+  for (int64_t t = 0; t < kT; ++t) {
+    const std::vector<double> d = dz[t].to_vector();
+    for (int64_t r = 0; r < kB; ++r)
+      for (int64_t j = 0; j < 4 * kH; ++j) reference[j] += static_cast<float>(d[r * 4 * kH + j]);
+  }
+  {
+    WeightGradDeferral pass({{b.impl().get(), kT}});
+    for (int64_t t = 0; t < kT; ++t) ASSERT_TRUE(pass.defer_column_sum(b.impl(), dz[t]));
+    pass.flush(*b.impl());
+  }
+  const std::vector<double> got = b.grad().to_vector();
+  for (int64_t j = 0; j < 4 * kH; ++j) EXPECT_EQ(static_cast<float>(got[j]), reference[j]) << "column " << j;
 }
 
 }  // namespace

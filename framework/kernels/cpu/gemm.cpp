@@ -88,8 +88,10 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t m, int64_t 
     blas(trans_a, trans_b, m, n, k, alpha, a + i * m * k, b + i * k * n, beta, c + i * m * n);
 }
 
+bool gemm_tn_reads_pieces(int64_t m, int64_t n, int64_t k) { return on_blocked_kernel(m, n, k); }
+
 bool gemm_tn_pieces(int64_t m, int64_t n, int64_t k, const std::vector<GemmSegment>& pieces, float beta, float* c) {
-  if (!on_blocked_kernel(m, n, k)) return false;
+  if (!gemm_tn_reads_pieces(m, n, k)) return false;
   blocked_gemm_tn_segments(m, n, pieces, beta, c);
   return true;
 }

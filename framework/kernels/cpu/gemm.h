@@ -18,5 +18,7 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t m, int64_t 
 // this float32 product (k = the pieces' total rows) on luong's blocked kernel; returns false and does
 // nothing otherwise, and the caller stacks the pieces and calls gemm().
 bool gemm_tn_pieces(int64_t m, int64_t n, int64_t k, const std::vector<GemmSegment>& pieces, float beta, float* c);
+// Whether gemm_tn_pieces runs (rather than returns false) for this shape.
+bool gemm_tn_reads_pieces(int64_t m, int64_t n, int64_t k);
 
 }  // namespace luong::cpu
