@@ -176,6 +176,27 @@ def best_per_torch(results, device="cpu"):
     return lines
 
 
+def roofline(results, device):
+    """The step's GEMM work at the cores' measured FMA peak (luong_step_bench's cpu_fma_peak, bench/fma_peak.h):
+    a floor no framework can beat on these cores, and how far each side's step is from it."""
+    if device.startswith("cuda"):
+        return []
+    peak = next((r["cpu_fma_peak"] for r in results if "cpu_fma_peak" in r), None)
+    if not peak or not peak.get("all_threads_gflops"):
+        return []
+    floor_ms = gemm_gflop_per_step(results[0]["shape"]) / peak["all_threads_gflops"] * 1e3
+    luong = next((r for r in results if r["framework"].startswith("luong")), None)
+    torch = [r for r in results if r["framework"].startswith("PyTorch")]
+    best_torch = max(torch, key=lambda r: r["tokens_per_s"]) if torch else None
+    line = (f"\nThe cores' float32 FMA peak, measured ({peak['isa']}, bench/fma_peak.h): "
+            f"{peak['all_threads_gflops']:.0f} GFLOP/s on {peak['threads']} threads ({peak['one_thread_gflops']:.0f} "
+            f"on one, at {peak['ghz']:.2f} GHz). At that rate the step's GEMM work alone takes {floor_ms:.0f} ms")
+    parts = [f"luong's step is {r['step_ms'] / floor_ms:.2f}x that floor" for r in [luong] if r]
+    if best_torch:
+        parts.append(f"PyTorch's fastest {best_torch['step_ms'] / floor_ms:.2f}x")
+    return [line + (": " + ", ".join(parts) if parts else "") + "."]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default="cpu", help="cpu, or cuda for the paper model on a GPU")
@@ -238,6 +259,7 @@ def main():
           f"GEMM GFLOP/s column is that work divided by the step time, to set against the machine's GEMM rate "
           f"(build/bench/engine_bench, bench/gpu_bench).", "", table(results, a.device)]
     md += best_per_torch(results, a.device)
+    md += roofline(results, a.device)
     imports = [r["import_rss_mb"] for r in results if "import_rss_mb" in r]
     if imports:
         md.append(f"\nPyTorch's peak RSS after `import torch` alone, before building the model: {min(imports):,.0f} MB.")

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/fma_peak.h"
 #include "framework/core/process_setup.h"
 #include "framework/kernels/cpu/blocked_gemm.h"
 #include "framework/kernels/cpu/lstm_cell.h"
@@ -239,6 +240,11 @@ int main(int argc, char** argv) {
   std::printf(
       "# luong engine benchmark\n\nOpenBLAS core: %s, OpenMP threads: %d, AVX-512 GEMMs (packed, blocked): %s\n",
       blas_core_name(), cpu::num_threads(), cpu::packed_gemm_enabled() ? "on" : "off");
+  const bench::FmaPeak peak = bench::measure_fma_peak();
+  std::printf(
+      "\n## The cores' float32 FMA peak (bench/fma_peak.h)\n\n| ISA | 1 thread GFLOP/s | %d threads GFLOP/s | clock "
+      "(dependent adds) GHz |\n|---|---|---|---|\n| %s | %.1f | %.1f | %.2f |\n",
+      peak.threads, peak.isa, peak.one_thread, peak.all_threads, peak.ghz);
   Generator g(1);
   gemm_rows(g);
   packed_gemm_rows(g);

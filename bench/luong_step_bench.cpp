@@ -19,6 +19,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "bench/fma_peak.h"
+
 #include "framework/autograd/flat_parameters.h"
 #include "framework/core/precision.h"
 #include "framework/core/process_setup.h"
@@ -238,6 +240,14 @@ nlohmann::json run(const BenchArgs& a) {
     r["drain_ms"] = drain_ms;
   }
   r["peak_rss_mb"] = proc_status_mb("VmHWM");
+  if (device.is_cpu()) {  // the roofline the step's GEMM rate is read against (after the steps: no effect on them)
+    const bench::FmaPeak p = bench::measure_fma_peak();
+    r["cpu_fma_peak"] = {{"isa", p.isa},
+                         {"threads", p.threads},
+                         {"one_thread_gflops", p.one_thread},
+                         {"all_threads_gflops", p.all_threads},
+                         {"ghz", p.ghz}};
+  }
   r["startup_rss_mb"] = startup_rss_mb;
   // The tensors' own high-water mark in the timed steps (size-class rounded), and what the caching allocator
   // keeps for reuse: together with startup_rss_mb they account for the peak RSS.
