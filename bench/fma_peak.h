@@ -14,7 +14,9 @@ struct FmaPeak {
 };
 
 // About half a second: 12 independent FMA chains on registers (enough to cover the FMA latency of every
-// x86 core with two FMA pipes), on one thread and then on all, and the add chain.
+// x86 core with two FMA pipes), on one thread and then on all, and the add chain; each the fastest of five
+// short runs. On a shared host the figures still move (one thread measured 66-93 GFLOP/s within a minute
+// here, at the same clock): read them as the machine's rate at the time of the measurement.
 FmaPeak measure_fma_peak();
 
 }  // namespace luong::bench
