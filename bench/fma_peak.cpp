@@ -53,8 +53,6 @@ __attribute__((noinline)) long add_chain(long n) {
   return x;
 }
 
-}  // namespace
-
 // The fastest of a few short runs: a VM's vCPU is sometimes descheduled mid-run, which only ever slows a
 // run down (one such run read 2.31 GHz against 2.84-2.91 in the others).
 template <class F>
@@ -67,6 +65,8 @@ double best_rate(double work, F&& run) {
   }
   return best;
 }
+
+}  // namespace
 
 FmaPeak measure_fma_peak() {
   FmaPeak p;

@@ -20,7 +20,6 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/fma_peak.h"
-
 #include "framework/autograd/flat_parameters.h"
 #include "framework/core/precision.h"
 #include "framework/core/process_setup.h"

@@ -57,7 +57,10 @@ bool WeightGradDeferral::defer_column_sum(const std::shared_ptr<VariableImpl>& v
   const int64_t m = g.numel() / b.numel();
   if (!admit(v, m, m, g.numel())) return false;
   Pending& p = pending_[v.get()];
-  if (!p.variable) p.variable = v, p.column_sum = true;
+  if (!p.variable) {
+    p.variable = v;
+    p.column_sum = true;
+  }
   p.g.push_back(g);
   ++g_deferred_count;
   return true;
@@ -69,18 +72,14 @@ int WeightGradDeferral::sharers(const std::vector<Tensor>& parts) const {
   return n;
 }
 
-const Tensor* WeightGradDeferral::shared_stack(const std::vector<Tensor>& parts, int64_t cols, bool keep,
-                                               bool required) {
-  for (SharedStack& s : stacks_)
-    if (same_parts(s.parts, parts) && s.rows.size(1) == cols) return &s.rows;
-  if (!keep && !required) return nullptr;  // the GEMM reads the parts in place
+Tensor WeightGradDeferral::shared_stack(const std::vector<Tensor>& parts, int64_t cols, bool keep, bool required) {
+  for (const SharedStack& s : stacks_)
+    if (same_parts(s.parts, parts) && s.rows.size(1) == cols) return s.rows;
+  if (!keep && !required) return Tensor();  // the GEMM reads the parts in place
   ++g_stacked_count;
-  if (!keep) {
-    scratch_stack_ = stack_rows(parts, cols);
-    return &scratch_stack_;
-  }
-  stacks_.push_back({parts, stack_rows(parts, cols)});
-  return &stacks_.back().rows;
+  Tensor rows = stack_rows(parts, cols);
+  if (keep) stacks_.push_back({parts, rows});
+  return rows;
 }
 
 void WeightGradDeferral::release_stack(const std::vector<Tensor>& parts) {
@@ -101,18 +100,17 @@ void WeightGradDeferral::flush(VariableImpl& v) {
   const int64_t cols = v.data.size(v.data.dim() - 1);
   const bool keep = p.g.size() > 1 && sharers(p.g) > 0;  // another weight still to flush has the same g
   if (p.column_sum) {
-    const Tensor& g = p.g.size() == 1 ? p.g.front() : *shared_stack(p.g, cols, keep, /*required=*/true);
-    add_column_sums_(target, g, overwrite);
+    add_column_sums_(target, p.g.size() == 1 ? p.g.front() : shared_stack(p.g, cols, keep, /*required=*/true),
+                     overwrite);
   } else {
     int64_t rows = 0;
     for (const Tensor& g : p.g) rows += g.numel() / cols;
     // Stacked here (and counted) whenever the GEMM would stack g itself.
     const bool in_place = stacked_gemm_reads_parts_in_place(target, rows);
-    const Tensor* g = p.g.size() == 1 ? nullptr : shared_stack(p.g, cols, keep, /*required=*/!in_place);
-    add_matmul_tn_stacked_(target, p.a, p.g, overwrite, g);
+    const Tensor g = p.g.size() == 1 ? Tensor() : shared_stack(p.g, cols, keep, /*required=*/!in_place);
+    add_matmul_tn_stacked_(target, p.a, p.g, overwrite, g.defined() ? &g : nullptr);
   }
   if (!keep) release_stack(p.g);
-  scratch_stack_ = Tensor();
 }
 
 }  // namespace luong

@@ -68,14 +68,14 @@ class WeightGradDeferral {
   // How many pending entries have `parts` as their right-hand parts.
   int sharers(const std::vector<Tensor>& parts) const;
   // The stack of `parts` (cols wide): the shared one when it exists; else a new one, kept for the others
-  // when `keep`, made for this flush alone when `required`, or none (null) when the caller can do without.
-  const Tensor* shared_stack(const std::vector<Tensor>& parts, int64_t cols, bool keep, bool required);
+  // when `keep`, made for this flush alone when `required`, or none (undefined) when the caller can do
+  // without.
+  Tensor shared_stack(const std::vector<Tensor>& parts, int64_t cols, bool keep, bool required);
   void release_stack(const std::vector<Tensor>& parts);
 
   std::unordered_map<VariableImpl*, int> uses_;
   std::unordered_map<VariableImpl*, Pending> pending_;
   std::vector<SharedStack> stacks_;
-  Tensor scratch_stack_;  // a stack nobody else needs, for the flush in progress
   WeightGradDeferral* previous_;
 };
 
