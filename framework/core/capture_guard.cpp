@@ -5,7 +5,9 @@
 namespace luong {
 namespace {
 // Per thread: a capture records one stream from the thread that opened it. Other threads (a data loader
-// building the next batch on the host) keep reading their own tensors.
+// building the next batch on the host) keep reading their own host tensors, but must not touch the device
+// while a capture is open: each device has one stream, so their copies would be recorded into the graph, and
+// a synchronisation would invalidate the capture (cuda::Graph then fails by name).
 thread_local int t_depth = 0;
 }  // namespace
 

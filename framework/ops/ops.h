@@ -36,7 +36,7 @@ Variable log_softmax(const Variable& x, const Tensor& mask = {});
 // that were not ignore_index, so callers can average per token across batches and ranks.
 struct CrossEntropy {
   Variable loss;   // () summed loss
-  int64_t tokens;  // targets != ignore_index (-1 when computed inside a captured step: core/capture_guard.h)
+  int64_t tokens;  // targets != ignore_index (-1 for device targets inside a captured step: core/capture_guard.h)
 };
 CrossEntropy cross_entropy(const Variable& logits, const Tensor& targets, int64_t ignore_index = -100,
                            double label_smoothing = 0.0);

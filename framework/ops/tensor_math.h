@@ -33,7 +33,9 @@ bool stacked_gemm_reads_parts_in_place(const Tensor& c, int64_t rows);
 // per 32 parts instead of a copy per part).
 Tensor stack_rows(const std::vector<Tensor>& parts, int64_t cols);
 // c (n) += the column sums of g (m, n): a bias gradient. overwrite: c = those sums (c's old contents never
-// read). Each column is summed row by row in order, so stacking the rows of several calls changes nothing.
+// read). On the CPU each column is summed row by row in order, so stacking the rows of several calls changes
+// no bits. On CUDA more than 256 rows are summed in chunks (an order fixed by the shape: deterministic, but
+// not bitwise the sum of per-call results).
 void add_column_sums_(Tensor& c, const Tensor& g, bool overwrite = false);
 
 // The global L2 norm of a flat gradient buffer (clipping: optim/average_and_clip.h).

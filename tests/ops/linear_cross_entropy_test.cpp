@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 
+#include "framework/core/capture_guard.h"
 #include "framework/kernels/cpu/cross_entropy_inplace.h"
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/kernels/cpu/vec_math.h"
@@ -141,6 +142,21 @@ TEST(LinearCrossEntropy, ErrorsNameTheProblem) {
   EXPECT_THROW(linear_cross_entropy(x, random_leaf(g, {3, 5}), Variable(), Tensor::from_ids({1, 2, 0}, {3})), Error);
   EXPECT_THROW(linear_cross_entropy(x, w, random_leaf(g, {4}), Tensor::from_ids({1, 2, 0}, {3})), Error);
   EXPECT_THROW(linear_cross_entropy(x, w, Variable(), Tensor::from_ids({1, 2, 0}, {3}), -100, 0.0, -1), Error);
+}
+
+// Under the capture guard only device targets go unread: host targets are still checked and counted, so a CPU
+// step run as a "captured" one can neither read out of bounds nor lose its token count.
+TEST(LinearCrossEntropy, HostTargetsAreCheckedAndCountedInsideACaptureScope) {
+  Generator g(35);
+  Variable x = random_leaf(g, {3, 4}), w = random_leaf(g, {4, 5});
+  CaptureScope capture;
+  EXPECT_EQ(linear_cross_entropy(x, w, Variable(), Tensor::from_ids({1, -100, 4}, {3})).tokens, 2);
+  try {
+    linear_cross_entropy(x, w, Variable(), Tensor::from_ids({1, 7, 0}, {3}));
+    FAIL() << "no error for a target outside the vocabulary inside a capture scope";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("target 7 at row 1"), std::string::npos) << e.what();
+  }
 }
 
 TEST(LinearCrossEntropy, InPlaceKernelsAreBitwiseIdenticalForOneAndTwoThreads) {

@@ -62,6 +62,20 @@ TEST(AverageAndClip, RejectsANegativeOrNonFiniteClipNorm) {
   EXPECT_THROW(average_and_clip_(g, 1, std::nan("")), Error);
 }
 
+// -1 is what a loss inside a captured step returns for device targets; taken as "no averaging" it would train
+// on a summed gradient without a word.
+TEST(AverageAndClip, RejectsANegativeTokenCount) {
+  Tensor g = vec({1.0});
+  try {
+    average_and_clip_(g, -1, 5.0);
+    FAIL() << "no error for tokens -1";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("tokens must be >= 0"), std::string::npos) << e.what();
+  }
+  Tensor stats = Tensor::zeros({3}, DType::f64);
+  EXPECT_THROW(average_and_clip_on_device_(g, -1, 5.0, stats), Error);
+}
+
 // The sum of squares is accumulated in 32 lanes inside fixed blocks. Every length around the lane and block
 // boundaries agrees with a long-double reference, and the bits do not depend on the thread count.
 TEST(SumSquares, LaneBlockedSumIsAccurateAndThreadCountIndependent) {

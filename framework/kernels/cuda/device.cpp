@@ -34,25 +34,6 @@ void check_device(int index) {
               " CUDA device(s) are visible", n == 0 ? " (no driver or no GPU on this machine)" : "");
 }
 
-// Makes `device` current for a scope and restores the previous one.
-class DeviceGuard {
- public:
-  explicit DeviceGuard(int device) {
-    LUONG_CUDA_CHECK(cudaGetDevice(&prev_));
-    if (prev_ != device) LUONG_CUDA_CHECK(cudaSetDevice(device));
-    changed_ = prev_ != device;
-  }
-  ~DeviceGuard() {
-    if (changed_) cudaSetDevice(prev_);
-  }
-  DeviceGuard(const DeviceGuard&) = delete;
-  DeviceGuard& operator=(const DeviceGuard&) = delete;
-
- private:
-  int prev_ = 0;
-  bool changed_ = false;
-};
-
 DeviceContext* create_context(int device) {
   DeviceGuard guard(device);
   auto* ctx = new DeviceContext;

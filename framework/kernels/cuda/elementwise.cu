@@ -163,17 +163,20 @@ void binary_forward(BinaryKind k, int64_t n, int64_t na, const T* a, int64_t nb,
 template <class T>
 void sum_rows_accumulate(int64_t rows, int64_t cols, const T* x, T* out) {
   if (rows == 0 || cols == 0) return;
-  // A thread per column walks its rows: enough parallelism when there are many columns or few rows.
-  // Otherwise the rows are cut into a number of chunks that depends on the shape alone (deterministic),
-  // and the chunk partials are then summed in chunk order.
-  if (cols >= 4096 || rows <= 256) {
+  // A thread per column walks its rows: enough parallelism with few rows, or with so many columns that they
+  // alone fill the device. Otherwise the rows are cut into chunks whose size depends on the shape alone
+  // (deterministic), and the chunk partials are then summed in chunk order. Deferred bias gradients are the
+  // tall case: batch x steps rows of 4 x hidden columns (6,400 x 4,096 for a 1024-wide layer, where a thread
+  // per column would run 16 blocks on the whole device).
+  if (rows <= 256 || cols >= 65536) {
     sum_rows_kernel<<<grid_for(cols), kThreads, 0, stream()>>>(rows, cols, x, out);
     LUONG_CUDA_CHECK_LAUNCH("sum_rows_kernel");
     return;
   }
-  const int64_t chunk_rows = 64;
+  // At most 256 chunks, so that the second pass, a thread per column over the chunks, stays short.
+  int64_t chunk_rows = 64;
+  while ((rows + chunk_rows - 1) / chunk_rows > 256) chunk_rows *= 2;
   const int64_t chunks = (rows + chunk_rows - 1) / chunk_rows;
-  LUONG_CHECK(chunks < 65536, "sum_rows_accumulate: ", rows, " rows is beyond the chunked kernel's grid");
   DeviceBuffer partial(sizeof(T) * static_cast<size_t>(chunks * cols));
   const dim3 grid(grid_for(cols), static_cast<unsigned>(chunks));
   sum_rows_chunked_kernel<<<grid, kThreads, 0, stream()>>>(rows, cols, chunk_rows, x, partial.as<T>());

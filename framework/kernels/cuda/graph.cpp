@@ -46,6 +46,9 @@ bool Graph::captured() const { return impl_->exec != nullptr; }
 void Graph::capture(const std::function<void()>& fn) {
   LUONG_CHECK(!impl_->exec, "cuda::Graph: already captured (a graph records its work once)");
   LUONG_CHECK(t_capturing == nullptr, "cuda::Graph: a capture is already in progress on this thread");
+  // The step's launchers enqueue on the current device's stream: make it the graph's, or its work would go to a
+  // stream nobody is capturing.
+  DeviceGuard on_device(impl_->device);
   DeviceContext& ctx = context(impl_->device);
   // Queued work is not part of the graph: let it finish, so that the capture starts from a quiet stream.
   LUONG_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
@@ -89,6 +92,7 @@ void Graph::capture(const std::function<void()>& fn) {
 
 void Graph::replay() {
   LUONG_CHECK(impl_->exec, "cuda::Graph: replay before capture");
+  DeviceGuard on_device(impl_->device);
   LUONG_CUDA_CHECK(cudaGraphLaunch(impl_->exec, context(impl_->device).stream));
 }
 

@@ -31,6 +31,26 @@ struct DeviceContext {
   std::mutex scratch_mutex;
 };
 
+// Makes `device` current for a scope and restores the previous one. Launchers use the current device's stream,
+// so whatever must run on a given device's stream (a graph's capture and replay) runs under one of these.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device) {
+    LUONG_CUDA_CHECK(cudaGetDevice(&prev_));
+    if (prev_ != device) LUONG_CUDA_CHECK(cudaSetDevice(device));
+    changed_ = prev_ != device;
+  }
+  ~DeviceGuard() {
+    if (changed_) cudaSetDevice(prev_);
+  }
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int prev_ = 0;
+  bool changed_ = false;
+};
+
 // The context of the calling thread's current device / of a given device (created on first use).
 DeviceContext& context();
 DeviceContext& context(int device);
