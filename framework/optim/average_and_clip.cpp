@@ -10,9 +10,12 @@
 namespace luong {
 namespace {
 
-// A negative count is never a real one: it is what a loss computed inside a captured step returns for device
-// targets (ops/loss_targets.h). Taken as "no averaging" it would silently train with a summed gradient.
-void check_tokens(const char* fn, int64_t tokens) {
+// The arguments both entry points take. A negative count is never a real one: it is what a loss computed
+// inside a captured step returns for device targets (ops/loss_targets.h), and taken as "no averaging" it
+// would silently train with a summed gradient.
+void check_arguments(const char* fn, int64_t tokens, double clip_norm) {
+  LUONG_CHECK(std::isfinite(clip_norm) && clip_norm >= 0, fn, ": clip_norm must be >= 0 (0 = no clipping), got ",
+              clip_norm);
   LUONG_CHECK(tokens >= 0, fn, ": tokens must be >= 0 (0 = no averaging), got ", tokens,
               "; a loss computed inside a captured step does not count its targets: pass the count the batch was "
               "staged with");
@@ -21,9 +24,7 @@ void check_tokens(const char* fn, int64_t tokens) {
 }  // namespace
 
 AveragedGradient average_and_clip_(Tensor& flat_grad, int64_t tokens, double clip_norm) {
-  LUONG_CHECK(std::isfinite(clip_norm) && clip_norm >= 0, "clip_norm must be >= 0 (0 = no clipping), got ",
-              clip_norm);
-  check_tokens("average_and_clip_", tokens);
+  check_arguments("average_and_clip_", tokens, clip_norm);
   const ClipDecision d = decide_clip(sum_squares(flat_grad), tokens, clip_norm);
   if (!d.finite) return {false, d.norm};
   if (d.factor != 1.0) scale_(flat_grad, d.factor);
@@ -31,8 +32,7 @@ AveragedGradient average_and_clip_(Tensor& flat_grad, int64_t tokens, double cli
 }
 
 void average_and_clip_on_device_(Tensor& flat_grad, int64_t tokens, double clip_norm, Tensor& stats) {
-  LUONG_CHECK(std::isfinite(clip_norm) && clip_norm >= 0, "clip_norm must be >= 0 (0 = no clipping), got ", clip_norm);
-  check_tokens("average_and_clip_on_device_", tokens);
+  check_arguments("average_and_clip_on_device_", tokens, clip_norm);
   LUONG_CHECK(
       stats.defined() && stats.dtype() == DType::f64 && stats.numel() == 3 && stats.device() == flat_grad.device(),
       "average_and_clip_on_device_: stats must be 3 float64 values on ", flat_grad.device(), ", got ",

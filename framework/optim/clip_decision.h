@@ -16,7 +16,8 @@ struct ClipDecision {
   double factor;  // what to multiply the gradient by: 1 / tokens, times clip / norm when clipping
 };
 
-// squares: the double sum of squares of the summed gradient; tokens <= 0: no averaging; clip_norm 0: none.
+// squares: the double sum of squares of the summed gradient; tokens 0: no averaging (its callers in
+// average_and_clip.cpp refuse a negative count); clip_norm 0: none.
 LUONG_HOST_DEVICE inline ClipDecision decide_clip(double squares, int64_t tokens, double clip_norm) {
   if (!isfinite(squares)) return {false, sqrt(squares), 0.0};
   const double inv_tokens = tokens > 0 ? 1.0 / static_cast<double>(tokens) : 1.0;
