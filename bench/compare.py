@@ -176,10 +176,11 @@ def best_per_torch(results, device="cpu"):
     return lines
 
 
-def roofline(results, device):
+def roofline(results, device, precision):
     """The step's GEMM work at the cores' measured FMA peak (luong_step_bench's cpu_fma_peak, bench/fma_peak.h):
-    a floor no framework can beat on these cores, and how far each side's step is from it."""
-    if device.startswith("cuda"):
+    a floor no framework can beat on these cores, and how far each side's step is from it. Float32 only: bf16
+    GEMMs on AMX tiles are not bound by the float32 FMA rate."""
+    if device.startswith("cuda") or precision != "fp32":
         return []
     peak = next((r["cpu_fma_peak"] for r in results if "cpu_fma_peak" in r), None)
     if not peak or not peak.get("all_threads_gflops"):
@@ -224,13 +225,14 @@ def main():
     ap.add_argument("--only", choices=("luong", "torch"), default=None,
                     help="run one side only (e.g. a GPU machine without PyTorch installed)")
     ap.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
-                    help="GEMM precision of both sides on a GPU: fp32 (no TF32), tf32, or bf16 (luong's "
-                         "train.precision=bf16 against torch.autocast bfloat16); the CPU comparison is fp32")
+                    help="GEMM precision of both sides: fp32 (no TF32), tf32 (GPU only), or bf16 (luong's "
+                         "train.precision=bf16 against torch.autocast bfloat16; on a CPU both use AMX where "
+                         "the CPU has it)")
     ap.add_argument("--out", default=None, help="also write the table (Markdown) to this file")
     ap.add_argument("--json-out", default=None, help="write every raw measurement (JSON) to this file")
     a = ap.parse_args()
-    if a.precision != "fp32" and not a.device.startswith("cuda"):
-        ap.error(f"--precision {a.precision} needs --device cuda (on the CPU both sides run float32)")
+    if a.precision == "tf32" and not a.device.startswith("cuda"):
+        ap.error("--precision tf32 needs --device cuda (a CPU has no TF32 GEMMs)")
 
     luong_bin = None if a.only == "torch" else (a.luong_bench or find_luong_bench(a.build))
     configs = configurations(a, luong_bin)
@@ -259,7 +261,7 @@ def main():
           f"GEMM GFLOP/s column is that work divided by the step time, to set against the machine's GEMM rate "
           f"(build/bench/engine_bench, bench/gpu_bench).", "", table(results, a.device)]
     md += best_per_torch(results, a.device)
-    md += roofline(results, a.device)
+    md += roofline(results, a.device, a.precision)
     imports = [r["import_rss_mb"] for r in results if "import_rss_mb" in r]
     if imports:
         md.append(f"\nPyTorch's peak RSS after `import torch` alone, before building the model: {min(imports):,.0f} MB.")

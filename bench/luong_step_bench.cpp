@@ -23,6 +23,7 @@
 #include "framework/autograd/flat_parameters.h"
 #include "framework/core/precision.h"
 #include "framework/core/process_setup.h"
+#include "framework/kernels/cpu/amx_bf16_gemm.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/memory/allocator.h"
 #include "framework/ops/weight_gemm.h"
@@ -228,6 +229,9 @@ nlohmann::json run(const BenchArgs& a) {
           !device.is_cpu()             ? ""
           : cpu::packed_gemm_enabled() ? ", luong's AVX-512 GEMMs on (packed weights, blocked; OpenBLAS the rest)"
                                        : ", luong's AVX-512 GEMMs off (OpenBLAS only)",
+          !device.is_cpu() || a.precision != "bf16" ? ""
+          : cpu::amx_bf16_enabled()                 ? ", bf16 GEMMs on AMX tiles"
+                                                    : ", bf16 GEMMs emulated (no AMX)",
           !graph             ? ""
           : device.is_cuda() ? ", the step as one CUDA graph"
                              : ", the step capture-checked");

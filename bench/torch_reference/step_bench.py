@@ -54,11 +54,12 @@ def parse_args():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
-                    help="CUDA only, as luong's train.precision: fp32 (TF32 off), tf32 (TF32 GEMMs and cuDNN), "
-                         "bf16 (torch.autocast to bfloat16 around forward and loss)")
+                    help="as luong's train.precision: fp32 (TF32 off), tf32 (TF32 GEMMs and cuDNN; CUDA only), "
+                         "bf16 (torch.autocast to bfloat16 around forward and loss; on a CPU oneDNN's bf16 kernels, "
+                         "AMX where the CPU has it)")
     a = ap.parse_args()
-    if a.precision != "fp32" and not a.device.startswith("cuda"):
-        ap.error(f"--precision {a.precision} is for --device cuda (the CPU comparison is float32)")
+    if a.precision == "tf32" and not a.device.startswith("cuda"):
+        ap.error("--precision tf32 is for --device cuda (a CPU has no TF32 GEMMs)")
     return a
 
 
@@ -121,7 +122,8 @@ def main():
     # bf16: PyTorch's mixed precision, bfloat16 GEMMs and LSTM cells with float32 weights, as luong's
     # train.precision=bf16 runs its GEMMs (luong keeps float32 activations between them).
     def autocast():
-        return torch.autocast("cuda", dtype=torch.bfloat16) if a.precision == "bf16" else contextlib.nullcontext()
+        return (torch.autocast(device.type, dtype=torch.bfloat16) if a.precision == "bf16"
+                else contextlib.nullcontext())
 
     torch.manual_seed(a.seed)
     spec = ModelSpec(src_vocab=shape["vocab"], tgt_vocab=shape["vocab"], embedding_size=shape["embedding"],
@@ -174,7 +176,7 @@ def main():
                      + ("" if cuda else f", {blas_description()}")
                      + (", cuDNN encoder, LSTMCell decoder, " + {"fp32": "no TF32", "tf32": "TF32",
                                                                       "bf16": "bf16 autocast"}[a.precision]
-                        if cuda else "")),
+                        if cuda else (", bf16 autocast" if a.precision == "bf16" else ""))),
         "tokens_per_s": tokens_per_step / step_s,
         "step_ms": step_s * 1e3,
         "window_step_ms": [w * 1e3 for w in windows],

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "framework/core/precision.h"
+#include "framework/kernels/cpu/amx_bf16_gemm.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/kernels/dispatch.h"
 
@@ -20,14 +21,15 @@ constexpr size_t kMaxEntries = 32;
 // need a packed copy nor should keep one alive for the rest of the scope (memory). An existing copy is used.
 constexpr int64_t kMaxRowsToPack = 256;
 
-// What an entry keeps of its weight: the CPU's packed panels (one layout per transposition), or a CUDA
-// weight's bf16 copy under bf16 GEMM precision (cuBLAS reads it either way round, so one per weight).
-enum class Form { cpu_packed, cpu_packed_transposed, cuda_bf16 };
+// What an entry keeps of its weight: the CPU's packed panels (one layout per transposition), its bf16 panels
+// for AMX under bf16 GEMM precision (likewise), or a CUDA weight's bf16 copy under bf16 GEMM precision (cuBLAS
+// reads it either way round, so one per weight).
+enum class Form { cpu_packed, cpu_packed_transposed, cpu_amx, cpu_amx_transposed, cuda_bf16 };
 
 struct Entry {
   Tensor weight;  // held: its storage stays allocated, so the address identifies it for the entry's life
   Form form = Form::cpu_packed;
-  Tensor copy;  // the packed panels (f32) or the bf16 values
+  Tensor copy;  // the packed panels (f32 or bf16) or the bf16 values
 };
 
 struct Cache {
@@ -52,6 +54,19 @@ const float* find_or_pack(const Tensor& w, bool trans, int64_t m, int64_t k, int
   cpu::pack_b(trans, k, n, w.data<float>(), packed.data<float>());
   cache.entries.push_back({w, form, packed});
   return packed.data<float>();
+}
+
+// A CPU weight's bf16 panels for the AMX kernel. Unlike the float32 packing, large products (the generator's
+// chunks) keep one too: the tiles multiply so fast that packing the weight per product would cost more than
+// the product (docs/PERFORMANCE.md, "bf16 on AMX").
+const uint16_t* find_or_pack_amx(const Tensor& w, bool trans, int64_t k, int64_t n) {
+  const Form form = trans ? Form::cpu_amx_transposed : Form::cpu_amx;
+  if (const Entry* e = find(w, form)) return static_cast<const uint16_t*>(e->copy.raw());
+  if (cache.entries.size() >= kMaxEntries) return nullptr;
+  Tensor packed = Tensor::empty({cpu::amx_packed_size(k, n)}, DType::bf16, Device::cpu());
+  cpu::amx_pack_b(trans, k, n, w.data<float>(), static_cast<uint16_t*>(packed.raw()));
+  cache.entries.push_back({w, form, packed});
+  return static_cast<const uint16_t*>(packed.raw());
 }
 
 #ifdef LUONG_WITH_CUDA
@@ -98,6 +113,10 @@ void weight_gemm(bool trans_w, int64_t m, int64_t n, int64_t k, const T* a, cons
     const GemmPrecision precision = gemm_precision();
     if (reusable && !w.is_cuda() && precision == GemmPrecision::fp32 && cpu::packed_gemm_enabled()) {
       if (const float* packed = find_or_pack(w, trans_w, m, k, n)) return cpu::gemm_packed(m, n, k, a, packed, beta, c);
+    }
+    if (reusable && !w.is_cuda() && precision == GemmPrecision::bf16 && cpu::amx_bf16_enabled()) {
+      if (const uint16_t* packed = find_or_pack_amx(w, trans_w, k, n))
+        return cpu::amx_bf16_gemm_packed(m, n, k, a, packed, beta, c);
     }
 #ifdef LUONG_WITH_CUDA
     if (reusable && w.is_cuda() && precision == GemmPrecision::bf16 && bf16_copies_enabled.load()) {

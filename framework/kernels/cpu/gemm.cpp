@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "framework/core/precision.h"
+#include "framework/kernels/cpu/amx_bf16_gemm.h"
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/kernels/cpu/scale_by_beta.h"
 
@@ -31,7 +32,8 @@ void blas(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const
 // product of two bf16 values (8-bit significands) or two tf32 values (11-bit significands) is exact in
 // float32, so this computes what tensor cores compute: rounded inputs, float32 accumulation (summation
 // order aside). It exists for tests and for CPU/GPU agreement, not for speed: the rounding pass and the
-// scratch copies make it slower than plain sgemm. The scratch is per thread and grows to the largest
+// scratch copies make it slower than plain sgemm. With AMX, bf16 runs on the CPU's bf16 tiles instead
+// (amx_bf16_gemm.h). The scratch is per thread and grows to the largest
 // operand seen, then stays (no allocation per call in steady state).
 void round_into(std::vector<float>& out, const float* x, int64_t count, int mantissa_bits) {
   if (out.size() < static_cast<size_t>(count)) out.resize(static_cast<size_t>(count));
@@ -47,6 +49,11 @@ bool reduced_gemm(bool ta, bool tb, int64_t batch, int64_t m, int64_t n, int64_t
                   const float* b, float beta, float* c) {
   const GemmPrecision p = gemm_precision();
   if (p == GemmPrecision::fp32) return false;
+  if (p == GemmPrecision::bf16 && amx_bf16_enabled()) {  // the same arithmetic on the CPU's bf16 tiles
+    for (int64_t i = 0; i < batch; ++i)
+      amx_bf16_gemm(ta, tb, m, n, k, alpha, a + i * m * k, b + i * k * n, beta, c + i * m * n);
+    return true;
+  }
   thread_local std::vector<float> ra, rb;
   const int bits = reduced_mantissa_bits(p);
   round_into(ra, a, batch * m * k, bits);

@@ -1,0 +1,271 @@
+#include "framework/kernels/cpu/amx_bf16_gemm.h"
+
+#include <cpuid.h>
+#include <immintrin.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "framework/core/error.h"
+#include "framework/core/precision.h"
+
+namespace luong::cpu {
+namespace {
+
+constexpr int64_t kTile = 16;   // rows of a tile; also the columns of a float32 C tile
+constexpr int64_t kDepth = 32;  // bf16 values in a 64-byte tile row: the depth one TDPBF16PS consumes
+constexpr int64_t kBlock = 32;  // a unit of work: a 32 x 32 block of C in four tiles
+
+// Linux's arch_prctl codes for the dynamically enabled tile state (asm/prctl.h; not in every libc's headers).
+constexpr long kArchGetXcompPerm = 0x1022;
+constexpr long kArchReqXcompPerm = 0x1023;
+constexpr int kXfeatureTileData = 18;
+
+bool detect_supported() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
+  const bool amx_bf16 = (edx >> 22) & 1u, amx_tile = (edx >> 24) & 1u;
+  if (!amx_bf16 || !amx_tile) return false;
+  // The tile data (8 KB a thread) is off until the process asks for it; a kernel or hypervisor that does not
+  // support it refuses, and then an AMX instruction would fault, so this is the real test.
+  if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureTileData) != 0) return false;
+  unsigned long granted = 0;
+  if (syscall(SYS_arch_prctl, kArchGetXcompPerm, &granted) != 0) return false;
+  return (granted >> kXfeatureTileData) & 1u;
+}
+
+bool enabled_by_environment() {
+  const char* env = std::getenv("LUONG_AMX");
+  return !(env && std::strcmp(env, "0") == 0);
+}
+
+std::atomic<bool>& enabled_flag() {
+  static std::atomic<bool> flag(amx_bf16_supported() && enabled_by_environment());
+  return flag;
+}
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+// 16 floats rounded to bf16 (nearest even), each in the low half of its 32-bit lane: the rounding of the
+// emulated path (round_to_bf16), so both paths multiply the same values. NaN becomes the quiet NaN of its sign.
+__attribute__((target("avx512f"))) inline __m512i bf16_lanes(__m512 x) {
+  const __m512i bits = _mm512_castps_si512(x);
+  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
+  const __m512i rounded =
+      _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF))), 16);
+  const __m512i quiet_nan = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(0xFF80)),
+                                            _mm512_set1_epi32(0x40));
+  return _mm512_mask_blend_epi32(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), rounded, quiet_nan);
+}
+
+// The first `valid` of 16 lanes.
+inline __mmask16 lanes(int64_t valid) {
+  return valid >= 16 ? __mmask16(0xFFFF) : valid <= 0 ? __mmask16(0) : static_cast<__mmask16>((1u << valid) - 1u);
+}
+
+// 32 floats at src (the first `valid` of them; the rest read as zero) as 32 bf16 values in order.
+__attribute__((target("avx512f"))) inline __m512i bf16x32(const float* src, int64_t valid) {
+  const __m256i lo = _mm512_cvtepi32_epi16(bf16_lanes(_mm512_maskz_loadu_ps(lanes(valid), src)));
+  const __m256i hi = _mm512_cvtepi32_epi16(bf16_lanes(_mm512_maskz_loadu_ps(lanes(valid - 16), src + 16)));
+  return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+
+// Where op(A)[i][p0 .. p0 + 31] goes (p0 a multiple of 32): A is packed tile by tile, each 16 rows x 32 depths
+// a contiguous 1 KB, the depth slices of one row tile in order. A tile load then reads 1 KB in sequence, which
+// measured faster than 16 rows at the stride of the padded depth (the rows of a row-major copy).
+inline uint16_t* a_slice(uint16_t* out, int64_t kp, int64_t i, int64_t p0) {
+  return out + ((i / kTile) * (kp / kDepth) + p0 / kDepth) * (kTile * kDepth) + (i % kTile) * kDepth;
+}
+
+// op(A) (m x k) into bf16 tiles (a_slice), rows m..mp-1 and depths k..kp-1 zero.
+__attribute__((target("avx512f"))) void pack_a(bool trans_a, int64_t m, int64_t k, const float* a, int64_t mp,
+                                               int64_t kp, uint16_t* out) {
+  if (!trans_a) {
+#pragma omp parallel for schedule(static) if (m * k >= (1 << 16))
+    for (int64_t i = 0; i < mp; ++i) {
+      for (int64_t p = 0; p < kp; p += kDepth)
+        _mm512_storeu_si512(a_slice(out, kp, i, p), i < m ? bf16x32(a + i * k + p, k - p) : _mm512_setzero_si512());
+    }
+    return;
+  }
+  // A is (k, m): op(A)[i][p] = a[p * m + i]. Per block of 32 rows of op(A): 32 depths of A's rows converted
+  // into a 32 x 32 block in L1, then written transposed.
+  const int64_t row_blocks = mp / kBlock;
+#pragma omp parallel for schedule(static) if (m * k >= (1 << 16))
+  for (int64_t rb = 0; rb < row_blocks; ++rb) {
+    const int64_t i0 = rb * kBlock, rows = std::min(kBlock, m - i0);
+    alignas(64) uint16_t block[kBlock][kBlock];  // [depth][row]
+    for (int64_t p0 = 0; p0 < kp; p0 += kDepth) {
+      for (int64_t p = 0; p < kDepth; ++p)
+        _mm512_store_si512(block[p], p0 + p < k ? bf16x32(a + (p0 + p) * m + i0, rows) : _mm512_setzero_si512());
+      for (int64_t i = 0; i < kBlock; ++i) {
+        uint16_t* dst = a_slice(out, kp, i0 + i, p0);
+        for (int64_t p = 0; p < kDepth; ++p) dst[p] = block[p][i];
+      }
+    }
+  }
+}
+
+// op(B) (k x n) into panels of 16 columns in the pairwise layout TDPBF16PS reads: panel q holds kp / 2 rows of
+// 32 values, row r = (op(B)[2r][16q + j], op(B)[2r + 1][16q + j]) for j = 0..15, at out + q * kp * 16. Columns
+// n..np-1 and depths k..kp-1 are zero.
+__attribute__((target("avx512f,avx512bw"))) void pack_b(bool trans_b, int64_t k, int64_t n, const float* b, int64_t np,
+                                                        int64_t kp, uint16_t* out) {
+  const int64_t panels = np / kTile;
+  if (!trans_b) {
+    // Two rows of B at a time, read in order: their 16 columns of a panel become one 64-byte pair row, the
+    // first row's value in the low half of each 32-bit word.
+#pragma omp parallel for schedule(static) if (n * k >= (1 << 16))
+    for (int64_t r = 0; r < kp / 2; ++r) {
+      const int64_t p = 2 * r;
+      for (int64_t q = 0; q < panels; ++q) {
+        const int64_t j0 = q * kTile, cols = n - j0;
+        const __mmask16 m0 = p < k ? lanes(cols) : 0, m1 = p + 1 < k ? lanes(cols) : 0;
+        const __m512i x0 = bf16_lanes(_mm512_maskz_loadu_ps(m0, b + p * n + j0));
+        const __m512i x1 = bf16_lanes(_mm512_maskz_loadu_ps(m1, b + (p + 1) * n + j0));
+        _mm512_storeu_si512(out + q * kp * kTile + r * 2 * kTile, _mm512_or_si512(x0, _mm512_slli_epi32(x1, 16)));
+      }
+    }
+    return;
+  }
+  // B is (n, k): column j of op(B) is row j of B, whose consecutive depths are already the pairs; 32 depths
+  // give 16 pair words, scattered down the panel's rows.
+  const __m512i down = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                                          _mm512_set1_epi32(kTile));
+#pragma omp parallel for schedule(static) if (n * k >= (1 << 16))
+  for (int64_t q = 0; q < panels; ++q) {
+    int32_t* panel = reinterpret_cast<int32_t*>(out + q * kp * kTile);  // kp / 2 rows of 16 words
+    for (int64_t j = 0; j < kTile; ++j) {
+      const int64_t col = q * kTile + j;
+      for (int64_t p0 = 0; p0 < kp; p0 += kDepth) {
+        const __m512i words = col < n ? bf16x32(b + col * k + p0, k - p0) : _mm512_setzero_si512();
+        _mm512_i32scatter_epi32(panel + (p0 / 2) * kTile + j, down, words, 4);
+      }
+    }
+  }
+}
+
+// Palette 1, eight tiles of 16 rows x 64 bytes: 0-3 the float32 C block, 4-5 two row tiles of A, 6-7 two
+// column panels of B.
+struct alignas(64) TileConfig {
+  uint8_t palette_id = 1;
+  uint8_t start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+
+__attribute__((target("amx-tile"))) void load_tile_config() {
+  TileConfig config;
+  for (int t = 0; t < 8; ++t) config.colsb[t] = 64, config.rows[t] = kTile;
+  // Not GCC 12's _tile_loadconfig: its asm operand is the first 8 bytes of the struct, so the compiler dropped
+  // the stores of colsb and rows as dead and the instruction faulted on a config without tiles. Here the
+  // operand is the whole struct.
+  asm volatile("ldtilecfg %0" : : "m"(config));
+}
+
+// One 32 x 32 block of C: rows i0.., panels q0, q0 + 1. The tile instructions are inline assembly that GCC does
+// not see write memory, hence the barrier before the block is read back.
+__attribute__((target("amx-tile,amx-bf16"))) void block(const uint16_t* pa, const uint16_t* pb, int64_t kp, int64_t i0,
+                                                        int64_t q0, float* out /* 32 x 32 */) {
+  const uint16_t* a0 = pa + (i0 / kTile) * kp * kTile;  // row tiles i0 / 16 and the next (a_slice)
+  const uint16_t* a1 = a0 + kp * kTile;
+  const uint16_t* b0 = pb + q0 * kp * kTile;
+  const uint16_t* b1 = b0 + kp * kTile;
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  for (int64_t p = 0; p < kp; p += kDepth) {
+    _tile_loadd(4, a0 + p * kTile, 64);
+    _tile_loadd(5, a1 + p * kTile, 64);
+    _tile_loadd(6, b0 + p * kTile, 64);  // depth p starts at pair row p / 2, 32 values a row
+    _tile_loadd(7, b1 + p * kTile, 64);
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  _tile_stored(0, out, kBlock * 4);
+  _tile_stored(1, out + kTile, kBlock * 4);
+  _tile_stored(2, out + kTile * kBlock, kBlock * 4);
+  _tile_stored(3, out + kTile * kBlock + kTile, kBlock * 4);
+  asm volatile("" ::: "memory");
+}
+
+// C = alpha op(A) pb + beta C for op(B) packed by pack_b: packs A, then the blocks of C in parallel.
+void multiply(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a, const uint16_t* pb,
+              float beta, float* c) {
+  LUONG_CHECK(m > 0 && n > 0 && k > 0, "amx_bf16_gemm: empty product");
+  const int64_t mp = round_up(m, kBlock), np = round_up(n, kBlock), kp = round_up(k, kDepth);
+  // Per calling thread, grown to the largest product seen and then kept: no allocation in a steady step.
+  thread_local std::vector<uint16_t> packed_a;
+  if (packed_a.size() < static_cast<size_t>(mp * kp)) packed_a.resize(static_cast<size_t>(mp * kp));
+  pack_a(trans_a, m, k, a, mp, kp, packed_a.data());
+  const uint16_t* pa = packed_a.data();
+  const int64_t col_blocks = np / kBlock, units = (mp / kBlock) * col_blocks;
+  // Small products (an attention's per-sentence ones) stay on the calling thread: a parallel region costs more
+  // than their work.
+#pragma omp parallel if (units > 1 && m * n * k >= (1 << 18))
+  {
+    load_tile_config();
+    alignas(64) float acc[kBlock * kBlock];
+    // Row blocks outer: consecutive units share A's two row tiles (in L1) and sweep B's panels.
+#pragma omp for schedule(static)
+    for (int64_t u = 0; u < units; ++u) {
+      const int64_t ib = u / col_blocks, jb = u % col_blocks;
+      block(pa, pb, kp, ib * kBlock, jb * (kBlock / kTile), acc);
+      const int64_t i0 = ib * kBlock, j0 = jb * kBlock;
+      const int64_t rows = std::min(kBlock, m - i0), cols = std::min(kBlock, n - j0);
+      for (int64_t i = 0; i < rows; ++i) {
+        float* dst = c + (i0 + i) * n + j0;
+        const float* src = acc + i * kBlock;
+        if (beta == 0.0f) {
+          for (int64_t j = 0; j < cols; ++j) dst[j] = alpha * src[j];
+        } else {
+          for (int64_t j = 0; j < cols; ++j) dst[j] = alpha * src[j] + beta * dst[j];
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool amx_bf16_supported() {
+  static const bool supported = detect_supported();
+  return supported;
+}
+
+bool amx_bf16_enabled() { return enabled_flag().load(std::memory_order_relaxed); }
+
+bool set_amx_bf16_enabled(bool on) { return enabled_flag().exchange(on && amx_bf16_supported()); }
+
+int64_t amx_packed_size(int64_t k, int64_t n) { return round_up(n, kBlock) * round_up(k, kDepth); }
+
+void amx_pack_b(bool trans_b, int64_t k, int64_t n, const float* b, uint16_t* packed) {
+  pack_b(trans_b, k, n, b, round_up(n, kBlock), round_up(k, kDepth), packed);
+}
+
+void amx_bf16_gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const uint16_t* packed_b, float beta,
+                          float* c) {
+  multiply(false, m, n, k, 1.0f, a, packed_b, beta, c);
+}
+
+void amx_bf16_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+                   const float* b, float beta, float* c) {
+  LUONG_CHECK(amx_bf16_supported(), "amx_bf16_gemm: this CPU or kernel does not offer AMX-BF16");
+  thread_local std::vector<uint16_t> packed_b;  // see multiply's scratch
+  const size_t size = static_cast<size_t>(amx_packed_size(k, n));
+  if (packed_b.size() < size) packed_b.resize(size);
+  amx_pack_b(trans_b, k, n, b, packed_b.data());
+  multiply(trans_a, m, n, k, alpha, a, packed_b.data(), beta, c);
+}
+
+}  // namespace luong::cpu
