@@ -2,7 +2,7 @@
 // a float64 reference computed from the bf16-rounded inputs (so the only difference allowed is float32 accumulation),
 // for all four operand layouts on shapes that cross every edge (rows and columns not multiples of the 32 x 32 block or
 // the 16-wide tile, depths not multiples of the 32-deep tile row, one-element products), with alpha 1 and not, beta 0
-// (C never read), 1 and another value; stores never leave C; the bits do not depend on the thread count; gemm() and
+// (C never read), 1 (the tiles start from C) and another value; stores never leave C; the bits do not depend on the thread count; gemm() and
 // gemm_batched() route bf16 products here and agree with the emulation (rounded copies through sgemm). Skipped where
 // the CPU or kernel offers no AMX-BF16.
 #include "framework/kernels/cpu/amx_bf16_gemm.h"
@@ -79,7 +79,7 @@ TEST(AmxBf16Gemm, MatchesTheProductOfRoundedInputsForEveryLayoutAndEdge) {
       s.ta = layout & 1, s.tb = layout & 2;
       const auto a = random_floats(s.m * s.k, seed++), b = random_floats(s.k * s.n, seed++);
       const auto c0 = random_floats(s.m * s.n, seed++);
-      for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, {0.5f, 1.0f}, {-1.25f, -0.75f}}) {
+      for (const auto& [alpha, beta] : {std::pair{1.0f, 0.0f}, {1.0f, 1.0f}, {0.5f, 1.0f}, {-1.25f, -0.75f}}) {
         std::vector<float> c = c0;
         c.push_back(kGuard);
         const float nan = std::numeric_limits<float>::quiet_NaN();

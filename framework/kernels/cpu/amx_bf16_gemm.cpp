@@ -170,18 +170,28 @@ __attribute__((target("amx-tile"))) void load_tile_config() {
   asm volatile("ldtilecfg %0" : : "m"(config));
 }
 
-// One 32 x 32 block of C: rows i0.., panels q0, q0 + 1. The tile instructions are inline assembly that GCC does
-// not see write memory, hence the barrier before the block is read back.
+// One 32 x 32 block of C: rows i0.., panels q0, q0 + 1, written to out (rows ld floats apart); with `add` the
+// accumulators start from out's values instead of zero. The tile instructions are inline assembly that GCC does
+// not see read or write memory, hence the barriers.
 __attribute__((target("amx-tile,amx-bf16"))) void block(const uint16_t* pa, const uint16_t* pb, int64_t kp, int64_t i0,
-                                                        int64_t q0, float* out /* 32 x 32 */) {
+                                                        int64_t q0, float* out, int64_t ld, bool add) {
   const uint16_t* a0 = pa + (i0 / kTile) * kp * kTile;  // row tiles i0 / 16 and the next (a_slice)
   const uint16_t* a1 = a0 + kp * kTile;
   const uint16_t* b0 = pb + q0 * kp * kTile;
   const uint16_t* b1 = b0 + kp * kTile;
-  _tile_zero(0);
-  _tile_zero(1);
-  _tile_zero(2);
-  _tile_zero(3);
+  const int64_t stride = ld * 4;  // bytes
+  asm volatile("" ::: "memory");
+  if (add) {
+    _tile_loadd(0, out, stride);
+    _tile_loadd(1, out + kTile, stride);
+    _tile_loadd(2, out + kTile * ld, stride);
+    _tile_loadd(3, out + kTile * ld + kTile, stride);
+  } else {
+    _tile_zero(0);
+    _tile_zero(1);
+    _tile_zero(2);
+    _tile_zero(3);
+  }
   for (int64_t p = 0; p < kp; p += kDepth) {
     _tile_loadd(4, a0 + p * kTile, 64);
     _tile_loadd(5, a1 + p * kTile, 64);
@@ -192,10 +202,10 @@ __attribute__((target("amx-tile,amx-bf16"))) void block(const uint16_t* pa, cons
     _tile_dpbf16ps(2, 5, 6);
     _tile_dpbf16ps(3, 5, 7);
   }
-  _tile_stored(0, out, kBlock * 4);
-  _tile_stored(1, out + kTile, kBlock * 4);
-  _tile_stored(2, out + kTile * kBlock, kBlock * 4);
-  _tile_stored(3, out + kTile * kBlock + kTile, kBlock * 4);
+  _tile_stored(0, out, stride);
+  _tile_stored(1, out + kTile, stride);
+  _tile_stored(2, out + kTile * ld, stride);
+  _tile_stored(3, out + kTile * ld + kTile, stride);
   asm volatile("" ::: "memory");
 }
 
@@ -220,9 +230,15 @@ void multiply(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const 
 #pragma omp for schedule(static)
     for (int64_t u = 0; u < units; ++u) {
       const int64_t ib = u / col_blocks, jb = u % col_blocks;
-      block(pa, pb, kp, ib * kBlock, jb * (kBlock / kTile), acc);
-      const int64_t i0 = ib * kBlock, j0 = jb * kBlock;
+      const int64_t i0 = ib * kBlock, j0 = jb * kBlock, q0 = jb * (kBlock / kTile);
       const int64_t rows = std::min(kBlock, m - i0), cols = std::min(kBlock, n - j0);
+      // A whole block with alpha 1 and beta 0 or 1 (nearly every product of a step) goes straight between the
+      // tiles and C; an edge block, or another alpha or beta, through `acc`.
+      if (rows == kBlock && cols == kBlock && alpha == 1.0f && (beta == 0.0f || beta == 1.0f)) {
+        block(pa, pb, kp, i0, q0, c + i0 * n + j0, n, beta == 1.0f);
+        continue;
+      }
+      block(pa, pb, kp, i0, q0, acc, kBlock, false);
       for (int64_t i = 0; i < rows; ++i) {
         float* dst = c + (i0 + i) * n + j0;
         const float* src = acc + i * kBlock;
