@@ -7,6 +7,7 @@
 
 #include "framework/core/precision.h"
 #include "framework/io/checkpoint.h"
+#include "framework/kernels/cpu/amx_bf16_gemm.h"
 #include "framework/memory/allocator.h"
 #include "models/nmt/data/text_reader.h"
 
@@ -97,9 +98,13 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
           " LSTM, device ", device_));
   // train.precision: process-wide, read by every float32 GEMM; parameters and optimizer state stay float32.
   set_gemm_precision(parse_gemm_precision(cfg.train.precision));
-  if (gemm_precision() != GemmPrecision::fp32)
+  if (gemm_precision() != GemmPrecision::fp32) {
+    // On a CPU, say whether the GEMMs really run in bf16 (AMX tiles) or are emulated, which is slower than fp32.
+    const bool tiles = gemm_precision() == GemmPrecision::bf16 && cpu::amx_bf16_enabled();
+    const char* how = device_.is_cuda() ? "" : tiles ? "; CPU: AMX tiles" : "; CPU: emulated, slower than fp32";
     log(str("precision: float32 GEMMs with ", cfg.train.precision, " inputs (float32 accumulation, weights, "
-            "optimizer state and activations)"));
+            "optimizer state and activations", how, ")"));
+  }
 }
 
 bool NmtTask::next_batch() {

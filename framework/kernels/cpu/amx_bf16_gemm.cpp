@@ -52,15 +52,20 @@ std::atomic<bool>& enabled_flag() {
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
+// The zero-masked ("maskz") forms of the intrinsics below, with every lane selected, are the plain operations;
+// the plain intrinsics pass GCC 12 an undefined vector that -Wmaybe-uninitialized reports under -Werror.
+__attribute__((target("avx512f"))) inline __m512i shift_right_16(__m512i x) {
+  return _mm512_maskz_srli_epi32(0xFFFF, x, 16);
+}
+
 // 16 floats rounded to bf16 (nearest even), each in the low half of its 32-bit lane: the rounding of the
 // emulated path (round_to_bf16), so both paths multiply the same values. NaN becomes the quiet NaN of its sign.
 __attribute__((target("avx512f"))) inline __m512i bf16_lanes(__m512 x) {
   const __m512i bits = _mm512_castps_si512(x);
-  const __m512i odd = _mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(1));
-  const __m512i rounded =
-      _mm512_srli_epi32(_mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF))), 16);
-  const __m512i quiet_nan = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(bits, 16), _mm512_set1_epi32(0xFF80)),
-                                            _mm512_set1_epi32(0x40));
+  const __m512i odd = _mm512_and_si512(shift_right_16(bits), _mm512_set1_epi32(1));
+  const __m512i rounded = shift_right_16(_mm512_add_epi32(bits, _mm512_add_epi32(odd, _mm512_set1_epi32(0x7FFF))));
+  const __m512i quiet_nan =
+      _mm512_or_si512(_mm512_and_si512(shift_right_16(bits), _mm512_set1_epi32(0xFF80)), _mm512_set1_epi32(0x40));
   return _mm512_mask_blend_epi32(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), rounded, quiet_nan);
 }
 
@@ -69,11 +74,14 @@ inline __mmask16 lanes(int64_t valid) {
   return valid >= 16 ? __mmask16(0xFFFF) : valid <= 0 ? __mmask16(0) : static_cast<__mmask16>((1u << valid) - 1u);
 }
 
-// 32 floats at src (the first `valid` of them; the rest read as zero) as 32 bf16 values in order.
-__attribute__((target("avx512f"))) inline __m512i bf16x32(const float* src, int64_t valid) {
-  const __m256i lo = _mm512_cvtepi32_epi16(bf16_lanes(_mm512_maskz_loadu_ps(lanes(valid), src)));
-  const __m256i hi = _mm512_cvtepi32_epi16(bf16_lanes(_mm512_maskz_loadu_ps(lanes(valid - 16), src + 16)));
-  return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+// 32 floats at src (the first `valid` of them; the rest read as zero) as 32 bf16 values in order: the low
+// halves of the two vectors' lanes, gathered by one two-source permute.
+__attribute__((target("avx512f,avx512bw"))) inline __m512i bf16x32(const float* src, int64_t valid) {
+  const __m512i lo = bf16_lanes(_mm512_maskz_loadu_ps(lanes(valid), src));
+  const __m512i hi = bf16_lanes(_mm512_maskz_loadu_ps(lanes(valid - 16), src + 16));
+  const __m512i even_halves = _mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38, 36, 34, 32, 30, 28,
+                                               26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+  return _mm512_permutex2var_epi16(lo, even_halves, hi);
 }
 
 // Where op(A)[i][p0 .. p0 + 31] goes (p0 a multiple of 32): A is packed tile by tile, each 16 rows x 32 depths
@@ -84,8 +92,8 @@ inline uint16_t* a_slice(uint16_t* out, int64_t kp, int64_t i, int64_t p0) {
 }
 
 // op(A) (m x k) into bf16 tiles (a_slice), rows m..mp-1 and depths k..kp-1 zero.
-__attribute__((target("avx512f"))) void pack_a(bool trans_a, int64_t m, int64_t k, const float* a, int64_t mp,
-                                               int64_t kp, uint16_t* out) {
+__attribute__((target("avx512f,avx512bw"))) void pack_a(bool trans_a, int64_t m, int64_t k, const float* a, int64_t mp,
+                                                        int64_t kp, uint16_t* out) {
   if (!trans_a) {
 #pragma omp parallel for schedule(static) if (m * k >= (1 << 16))
     for (int64_t i = 0; i < mp; ++i) {
@@ -129,7 +137,8 @@ __attribute__((target("avx512f,avx512bw"))) void pack_b(bool trans_b, int64_t k,
         const __mmask16 m0 = p < k ? lanes(cols) : 0, m1 = p + 1 < k ? lanes(cols) : 0;
         const __m512i x0 = bf16_lanes(_mm512_maskz_loadu_ps(m0, b + p * n + j0));
         const __m512i x1 = bf16_lanes(_mm512_maskz_loadu_ps(m1, b + (p + 1) * n + j0));
-        _mm512_storeu_si512(out + q * kp * kTile + r * 2 * kTile, _mm512_or_si512(x0, _mm512_slli_epi32(x1, 16)));
+        _mm512_storeu_si512(out + q * kp * kTile + r * 2 * kTile,
+                            _mm512_or_si512(x0, _mm512_maskz_slli_epi32(0xFFFF, x1, 16)));
       }
     }
     return;
