@@ -2,9 +2,9 @@
 // a float64 reference computed from the bf16-rounded inputs (so the only difference allowed is float32 accumulation),
 // for all four operand layouts on shapes that cross every edge (rows and columns not multiples of the 32 x 32 block or
 // the 16-wide tile, depths not multiples of the 32-deep tile row, one-element products), with alpha 1 and not, beta 0
-// (C never read), 1 (the tiles start from C) and another value; stores never leave C; the bits do not depend on the thread count; gemm() and
-// gemm_batched() route bf16 products here and agree with the emulation (rounded copies through sgemm). Skipped where
-// the CPU or kernel offers no AMX-BF16.
+// (C never read), 1 (the tiles start from C) and another value; stores never leave C; the bits do not depend on the
+// thread count; gemm() and gemm_batched() route bf16 products here and agree with the emulation (rounded copies through
+// sgemm). Skipped where the CPU or kernel offers no AMX-BF16.
 #include "framework/kernels/cpu/amx_bf16_gemm.h"
 
 #include <gtest/gtest.h>
@@ -18,9 +18,10 @@
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/ops/ops.h"
 #include "framework/ops/weight_gemm.h"
-#include "models/nmt/model.h"
+#include "tests/support/gemm_operands.h"
 #include "tests/support/gradcheck.h"
 #include "tests/support/random_floats.h"
+#include "tests/support/tiny_nmt_step.h"
 
 namespace luong::cpu {
 namespace {
@@ -30,17 +31,9 @@ namespace {
 
 using luong::testing::random_floats;
 
-struct Shape3 {
-  bool ta, tb;
-  int64_t m, n, k;
-};
-
-float op_a(const Shape3& s, const std::vector<float>& a, int64_t i, int64_t p) {
-  return a[static_cast<size_t>(s.ta ? p * s.m + i : i * s.k + p)];
-}
-float op_b(const Shape3& s, const std::vector<float>& b, int64_t p, int64_t j) {
-  return b[static_cast<size_t>(s.tb ? j * s.k + p : p * s.n + j)];
-}
+using Shape3 = luong::testing::GemmShape;
+using luong::testing::op_a;
+using luong::testing::op_b;
 
 constexpr float kGuard = 12345.0f;
 
@@ -188,21 +181,9 @@ TEST(AmxBf16Gemm, ParameterPanelsArePackedOncePerScopeWithTheSameBits) {
 TEST(AmxBf16Gemm, ModelTrainingStepAgreesWithTheEmulation) {
   LUONG_REQUIRE_AMX();
   const GemmPrecisionGuard bf16(GemmPrecision::bf16);
-  nmt::ModelConfig c;
-  c.src_vocab = 23, c.tgt_vocab = 19, c.pad_id = 0, c.layers = 2, c.hidden_size = 40, c.embedding_size = 24;
-  c.dropout = 0.0, c.attention = "general";
-  const Tensor src = Tensor::from_ids({3, 5, 2, 6, 4, 7, 8, 0, 9, 10, 11, 12}, {3, 4});
-  const Tensor tgt_in = Tensor::from_ids({1, 4, 3, 1, 5, 0, 1, 6, 7}, {3, 3});
-  const Tensor tgt_out = Tensor::from_ids({4, 3, 2, 5, 2, 0, 6, 7, 2}, {3, 3});
-  auto run = [&](bool amx) {
+  auto run = [](bool amx) {
     AmxSetting setting(amx);
-    Generator init(5);
-    nmt::NmtModel m(c, init, DType::f32);
-    CrossEntropy ce = m.forward_loss(src, {4, 3, 4}, tgt_in, tgt_out);
-    ce.loss.backward();
-    std::vector<Tensor> out{ce.loss.data().clone()};
-    for (auto& p : m.parameters()) out.push_back(p.grad().clone());
-    return out;
+    return luong::testing::tiny_nmt_loss_and_gradients();
   };
   const auto tiles = run(true), emulated = run(false);
   ASSERT_EQ(tiles.size(), emulated.size());

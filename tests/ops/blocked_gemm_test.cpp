@@ -19,6 +19,7 @@
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/ops/tensor_math.h"
+#include "tests/support/gemm_operands.h"
 #include "tests/support/random_floats.h"
 
 namespace luong::cpu {
@@ -29,18 +30,9 @@ namespace {
 
 using luong::testing::random_floats;
 
-struct Shape3 {
-  bool ta, tb;
-  int64_t m, n, k;
-};
-
-// op(A)[i][p] and op(B)[p][j] of row-major operands stored transposed when ta / tb.
-double op_a(const Shape3& s, const std::vector<float>& a, int64_t i, int64_t p) {
-  return a[static_cast<size_t>(s.ta ? p * s.m + i : i * s.k + p)];
-}
-double op_b(const Shape3& s, const std::vector<float>& b, int64_t p, int64_t j) {
-  return b[static_cast<size_t>(s.tb ? j * s.k + p : p * s.n + j)];
-}
+using Shape3 = luong::testing::GemmShape;
+using luong::testing::op_a;
+using luong::testing::op_b;
 
 std::vector<double> reference(const Shape3& s, float alpha, const std::vector<float>& a, const std::vector<float>& b,
                               float beta, const std::vector<float>& c0) {
@@ -48,7 +40,7 @@ std::vector<double> reference(const Shape3& s, float alpha, const std::vector<fl
   for (int64_t i = 0; i < s.m; ++i)
     for (int64_t j = 0; j < s.n; ++j) {
       double sum = 0.0;
-      for (int64_t p = 0; p < s.k; ++p) sum += op_a(s, a, i, p) * op_b(s, b, p, j);
+      for (int64_t p = 0; p < s.k; ++p) sum += static_cast<double>(op_a(s, a, i, p)) * op_b(s, b, p, j);
       const double prior = beta == 0.0f ? 0.0 : static_cast<double>(beta) * c0[static_cast<size_t>(i * s.n + j)];
       c[static_cast<size_t>(i * s.n + j)] = static_cast<double>(alpha) * sum + prior;
     }

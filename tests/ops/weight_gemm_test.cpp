@@ -6,8 +6,8 @@
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/ops/ops.h"
 #include "framework/ops/weight_gemm.h"
-#include "models/nmt/model.h"
 #include "tests/support/gradcheck.h"
+#include "tests/support/tiny_nmt_step.h"
 
 namespace luong {
 namespace {
@@ -120,20 +120,9 @@ TEST(PackedWeightScope, MatmulAndItsGradientsAgreeWithTheUnpackedPath) {
 // attention), packed against unpacked: same loss and gradients to float32 rounding.
 TEST(PackedWeightScope, ModelTrainingStepAgreesWithTheUnpackedPath) {
   LUONG_REQUIRE_PACKED_GEMM();
-  nmt::ModelConfig c;
-  c.src_vocab = 23, c.tgt_vocab = 19, c.pad_id = 0, c.layers = 2, c.hidden_size = 40, c.embedding_size = 24;
-  c.dropout = 0.0, c.attention = "general";
-  const Tensor src = Tensor::from_ids({3, 5, 2, 6, 4, 7, 8, 0, 9, 10, 11, 12}, {3, 4});
-  const Tensor tgt_in = Tensor::from_ids({1, 4, 3, 1, 5, 0, 1, 6, 7}, {3, 3});
-  const Tensor tgt_out = Tensor::from_ids({4, 3, 2, 5, 2, 0, 6, 7, 2}, {3, 3});
   auto run = [&](bool packed) {
     PackedGemmSetting setting(packed);
-    Generator init(5);
-    nmt::NmtModel m(c, init, DType::f32);
-    CrossEntropy ce = m.forward_loss(src, {4, 3, 4}, tgt_in, tgt_out);
-    ce.loss.backward();
-    std::vector<Tensor> out{ce.loss.data().clone()};
-    for (auto& p : m.parameters()) out.push_back(p.grad().clone());
+    std::vector<Tensor> out = testing::tiny_nmt_loss_and_gradients();
     EXPECT_EQ(packed_weight_cache_entries(), 0) << "every scope ended";
     return out;
   };
