@@ -4,7 +4,8 @@
 // the 16-wide tile, depths not multiples of the 32-deep tile row, one-element products), with alpha 1 and not, beta 0
 // (C never read), 1 (the tiles start from C) and another value; stores never leave C; the bits do not depend on the
 // thread count; gemm() and gemm_batched() route bf16 products here and agree with the emulation (rounded copies through
-// sgemm). Skipped where the CPU or kernel offers no AMX-BF16.
+// sgemm); the packing rounds ties, overflow, infinities and NaN like the emulation. Skipped where the CPU or kernel
+// offers no AMX-BF16.
 #include "framework/kernels/cpu/amx_bf16_gemm.h"
 
 #include <gtest/gtest.h>
@@ -83,6 +84,47 @@ TEST(AmxBf16Gemm, MatchesTheProductOfRoundedInputsForEveryLayoutAndEdge) {
         expect_close_to_rounded_product(s, alpha, a, b, beta, c0, c);
       }
     }
+}
+
+// The packing's vector rounding is the emulation's scalar round_to_bf16 on the values where rounding is subtle:
+// ties (to even, both ways), the largest floats (rounding up to infinity), infinities and NaN. Each value is
+// multiplied by 1 alone, in A and in B, in both layouts, so C holds exactly the rounded value.
+TEST(AmxBf16Gemm, PackingRoundsLikeTheEmulation) {
+  LUONG_REQUIRE_AMX();
+  const float inf = std::numeric_limits<float>::infinity(), big = std::numeric_limits<float>::max();
+  const std::vector<float> values = {1.0f + 0x1p-8f,
+                                     1.0f + 3 * 0x1p-8f,
+                                     -(1.0f + 0x1p-8f),
+                                     1.0f + 0x1p-8f + 0x1p-23f,
+                                     big,
+                                     -big,
+                                     0x1.fefffep127f,
+                                     inf,
+                                     -inf,
+                                     std::nanf(""),
+                                     -0.0f,
+                                     3.1415926f,
+                                     1e-30f,
+                                     65504.0f,
+                                     0.1f,
+                                     -2.5e7f};
+  const int64_t count = static_cast<int64_t>(values.size());
+  const std::vector<float> one = {1.0f};
+  for (bool trans : {false, true}) {
+    std::vector<float> as_a(values.size()), as_b(values.size());
+    // values as op(A) (count x 1) times 1, and 1 times values as op(B) (1 x count); a vector either way round.
+    amx_bf16_gemm(trans, false, count, 1, 1, 1.0f, values.data(), one.data(), 0.0f, as_a.data());
+    amx_bf16_gemm(false, trans, 1, count, 1, 1.0f, one.data(), values.data(), 0.0f, as_b.data());
+    for (size_t i = 0; i < values.size(); ++i) {
+      const float expected = round_to_bf16(values[i]);
+      if (std::isnan(expected)) {
+        EXPECT_TRUE(std::isnan(as_a[i]) && std::isnan(as_b[i])) << "value " << i;
+        continue;
+      }
+      EXPECT_EQ(as_a[i], expected) << "value " << i << " in A, trans " << trans;
+      EXPECT_EQ(as_b[i], expected) << "value " << i << " in B, trans " << trans;
+    }
+  }
 }
 
 TEST(AmxBf16Gemm, BitsDoNotDependOnTheThreadCount) {
