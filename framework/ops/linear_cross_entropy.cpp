@@ -11,7 +11,6 @@
 // saved state is (N, H) + (H, V) + (V) instead of (N, V). Equal to the composition to float rounding
 // (tests/ops/linear_cross_entropy_test.cpp, chunked and whole).
 #include "framework/autograd/node.h"
-#include "framework/core/precision.h"
 #include "framework/kernels/cpu/amx_bf16_gemm.h"
 #include "framework/kernels/dispatch.h"
 #include "framework/ops/loss_targets.h"
@@ -73,8 +72,7 @@ struct LinearCrossEntropyOp : Node {
     // twice per chunk (ops/weight_gemm.h), and on a CPU with AMX under bf16 packed once into bf16 panels. The
     // CPU multiplies it unpacked in float32: packing the generator's weight once measured slower there
     // (docs/PERFORMANCE.md, "Measured and rejected").
-    const bool amx = !dev.is_cuda() && gemm_precision() == GemmPrecision::bf16 && cpu::amx_bf16_enabled();
-    const bool w_copy = (dev.is_cuda() || amx) && is_parameter_view(w);
+    const bool w_copy = (dev.is_cuda() || cpu::bf16_gemms_on_amx()) && is_parameter_view(w);
     PackedWeightScope weight_copies;
     dispatch_float(dt, "linear_cross_entropy", [&](auto t) {
       using T = decltype(t);

@@ -114,7 +114,7 @@ void weight_gemm(bool trans_w, int64_t m, int64_t n, int64_t k, const T* a, cons
     if (reusable && !w.is_cuda() && precision == GemmPrecision::fp32 && cpu::packed_gemm_enabled()) {
       if (const float* packed = find_or_pack(w, trans_w, m, k, n)) return cpu::gemm_packed(m, n, k, a, packed, beta, c);
     }
-    if (reusable && !w.is_cuda() && precision == GemmPrecision::bf16 && cpu::amx_bf16_enabled()) {
+    if (reusable && !w.is_cuda() && cpu::bf16_gemms_on_amx()) {
       if (const uint16_t* packed = find_or_pack_amx(w, trans_w, k, n))
         return cpu::amx_bf16_gemm_packed(m, n, k, a, packed, beta, c);
     }

@@ -100,8 +100,9 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   set_gemm_precision(parse_gemm_precision(cfg.train.precision));
   if (gemm_precision() != GemmPrecision::fp32) {
     // On a CPU, say whether the GEMMs really run in bf16 (AMX tiles) or are emulated, which is slower than fp32.
-    const bool tiles = gemm_precision() == GemmPrecision::bf16 && cpu::amx_bf16_enabled();
-    const char* how = device_.is_cuda() ? "" : tiles ? "; CPU: AMX tiles" : "; CPU: emulated, slower than fp32";
+    const char* how = device_.is_cuda()          ? ""
+                      : cpu::bf16_gemms_on_amx() ? "; CPU: AMX tiles"
+                                                 : "; CPU: emulated, slower than fp32";
     log(str("precision: float32 GEMMs with ", cfg.train.precision, " inputs (float32 accumulation, weights, "
             "optimizer state and activations", how, ")"));
   }

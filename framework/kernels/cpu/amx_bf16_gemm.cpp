@@ -14,9 +14,12 @@
 
 #include "framework/core/error.h"
 #include "framework/core/precision.h"
+#include "framework/kernels/cpu/avx512_microkernel.h"
 
 namespace luong::cpu {
 namespace {
+
+using avx512::lane_mask;
 
 constexpr int64_t kTile = 16;   // rows of a tile; also the columns of a float32 C tile
 constexpr int64_t kDepth = 32;  // bf16 values in a 64-byte tile row: the depth one TDPBF16PS consumes
@@ -69,16 +72,11 @@ __attribute__((target("avx512f"))) inline __m512i bf16_lanes(__m512 x) {
   return _mm512_mask_blend_epi32(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), rounded, quiet_nan);
 }
 
-// The first `valid` of 16 lanes.
-inline __mmask16 lanes(int64_t valid) {
-  return valid >= 16 ? __mmask16(0xFFFF) : valid <= 0 ? __mmask16(0) : static_cast<__mmask16>((1u << valid) - 1u);
-}
-
 // 32 floats at src (the first `valid` of them; the rest read as zero) as 32 bf16 values in order: the low
 // halves of the two vectors' lanes, gathered by one two-source permute.
 __attribute__((target("avx512f,avx512bw"))) inline __m512i bf16x32(const float* src, int64_t valid) {
-  const __m512i lo = bf16_lanes(_mm512_maskz_loadu_ps(lanes(valid), src));
-  const __m512i hi = bf16_lanes(_mm512_maskz_loadu_ps(lanes(valid - 16), src + 16));
+  const __m512i lo = bf16_lanes(_mm512_maskz_loadu_ps(lane_mask(valid), src));
+  const __m512i hi = bf16_lanes(_mm512_maskz_loadu_ps(lane_mask(valid - 16), src + 16));
   const __m512i even_halves = _mm512_set_epi16(62, 60, 58, 56, 54, 52, 50, 48, 46, 44, 42, 40, 38, 36, 34, 32, 30, 28,
                                                26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
   return _mm512_permutex2var_epi16(lo, even_halves, hi);
@@ -134,7 +132,7 @@ __attribute__((target("avx512f,avx512bw"))) void pack_b(bool trans_b, int64_t k,
       const int64_t p = 2 * r;
       for (int64_t q = 0; q < panels; ++q) {
         const int64_t j0 = q * kTile, cols = n - j0;
-        const __mmask16 m0 = p < k ? lanes(cols) : 0, m1 = p + 1 < k ? lanes(cols) : 0;
+        const __mmask16 m0 = p < k ? lane_mask(cols) : 0, m1 = p + 1 < k ? lane_mask(cols) : 0;
         const __m512i x0 = bf16_lanes(_mm512_maskz_loadu_ps(m0, b + p * n + j0));
         const __m512i x1 = bf16_lanes(_mm512_maskz_loadu_ps(m1, b + (p + 1) * n + j0));
         _mm512_storeu_si512(out + q * kp * kTile + r * 2 * kTile,
@@ -271,6 +269,8 @@ bool amx_bf16_supported() {
 bool amx_bf16_enabled() { return enabled_flag().load(std::memory_order_relaxed); }
 
 bool set_amx_bf16_enabled(bool on) { return enabled_flag().exchange(on && amx_bf16_supported()); }
+
+bool bf16_gemms_on_amx() { return gemm_precision() == GemmPrecision::bf16 && amx_bf16_enabled(); }
 
 int64_t amx_packed_size(int64_t k, int64_t n) { return round_up(n, kBlock) * round_up(k, kDepth); }
 

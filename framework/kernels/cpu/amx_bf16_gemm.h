@@ -25,6 +25,8 @@ bool amx_bf16_supported();
 bool amx_bf16_enabled();
 // Returns the previous setting; turning it on where unsupported leaves it off.
 bool set_amx_bf16_enabled(bool on);
+// The GEMM precision is bf16 and the kernel is enabled: CPU float32 products run here (gemm(), weight_gemm).
+bool bf16_gemms_on_amx();
 
 // Row-major operands; op(A) = A^T when trans_a (A stored (k, m)), op(B) = B^T when trans_b (B stored (n, k)).
 // beta 0 never reads C. Requires amx_bf16_supported(); m, n, k > 0.

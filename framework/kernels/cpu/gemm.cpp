@@ -49,7 +49,7 @@ bool reduced_gemm(bool ta, bool tb, int64_t batch, int64_t m, int64_t n, int64_t
                   const float* b, float beta, float* c) {
   const GemmPrecision p = gemm_precision();
   if (p == GemmPrecision::fp32) return false;
-  if (p == GemmPrecision::bf16 && amx_bf16_enabled()) {  // the same arithmetic on the CPU's bf16 tiles
+  if (bf16_gemms_on_amx()) {  // the same arithmetic on the CPU's bf16 tiles
     for (int64_t i = 0; i < batch; ++i)
       amx_bf16_gemm(ta, tb, m, n, k, alpha, a + i * m * k, b + i * k * n, beta, c + i * m * n);
     return true;
