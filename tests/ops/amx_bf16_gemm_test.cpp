@@ -4,8 +4,8 @@
 // the 16-wide tile, depths not multiples of the 32-deep tile row, one-element products), with alpha 1 and not, beta 0
 // (C never read), 1 (the tiles start from C) and another value; stores never leave C; the bits do not depend on the
 // thread count; gemm() and gemm_batched() route bf16 products here and agree with the emulation (rounded copies through
-// sgemm); the packing rounds ties, overflow, infinities and NaN like the emulation. Skipped where the CPU or kernel
-// offers no AMX-BF16.
+// sgemm); the packing rounds ties, overflow, infinities and NaN like the emulation; products deeper than 2048, run in
+// depth slices, have the bits of one pass. Skipped where the CPU or kernel offers no AMX-BF16.
 #include "framework/kernels/cpu/amx_bf16_gemm.h"
 
 #include <gtest/gtest.h>
@@ -63,9 +63,11 @@ void expect_close_to_rounded_product(const Shape3& s, float alpha, const std::ve
 
 TEST(AmxBf16Gemm, MatchesTheProductOfRoundedInputsForEveryLayoutAndEdge) {
   LUONG_REQUIRE_AMX();
-  const std::vector<Shape3> shapes = {{false, false, 1, 1, 1},     {false, false, 17, 33, 31},
-                                      {false, false, 33, 15, 33},  {false, false, 70, 100, 300},
-                                      {false, false, 64, 96, 256}, {false, false, 5, 40, 1000}};
+  const std::vector<Shape3> shapes = {{false, false, 1, 1, 1},      {false, false, 17, 33, 31},
+                                      {false, false, 33, 15, 33},   {false, false, 70, 100, 300},
+                                      {false, false, 64, 96, 256},  {false, false, 5, 40, 1000},
+                                      {false, false, 40, 70, 2500},    // deeper than 2048: run in depth slices
+                                      {false, false, 33, 560, 1000}};  // 18 column blocks: groups of 16 and 2
   uint64_t seed = 1;
   for (Shape3 base : shapes)
     for (int layout = 0; layout < 4; ++layout) {
@@ -127,6 +129,23 @@ TEST(AmxBf16Gemm, PackingRoundsLikeTheEmulation) {
   }
 }
 
+// A product deeper than 2048 runs in depth slices, whole blocks keeping their partial sums in C between slices;
+// a product with beta 0.5 runs every block in one pass through the kernel's scratch. With C zero both must give the
+// same bits (float32 stored and reloaded exactly), for every whole block and the edge ones alike.
+TEST(AmxBf16Gemm, DeepProductsInSlicesHaveTheBitsOfOnePass) {
+  LUONG_REQUIRE_AMX();
+  for (const Shape3& s : {Shape3{false, false, 64, 96, 3000}, Shape3{true, true, 70, 50, 2100}}) {
+    const auto a = random_floats(s.m * s.k, 21), b = random_floats(s.k * s.n, 22);
+    std::vector<float> sliced(static_cast<size_t>(s.m * s.n)), onto_zero(sliced.size(), 0.0f),
+        one_pass(sliced.size(), 0.0f);
+    amx_bf16_gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), b.data(), 0.0f, sliced.data());
+    amx_bf16_gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), b.data(), 1.0f, onto_zero.data());
+    amx_bf16_gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data(), b.data(), 0.5f, one_pass.data());
+    EXPECT_EQ(sliced, one_pass) << "m " << s.m << " n " << s.n << " k " << s.k;
+    EXPECT_EQ(onto_zero, one_pass) << "m " << s.m << " n " << s.n << " k " << s.k;
+  }
+}
+
 TEST(AmxBf16Gemm, BitsDoNotDependOnTheThreadCount) {
   LUONG_REQUIRE_AMX();
   const int before = num_threads();
@@ -142,6 +161,16 @@ TEST(AmxBf16Gemm, BitsDoNotDependOnTheThreadCount) {
   set_num_threads(before);
   EXPECT_EQ(one, two);
   EXPECT_EQ(one, three);
+  // A deep product, in depth slices whose blocks the threads take (and steal) anew each slice.
+  const int64_t deep = 4100;
+  const auto da = random_floats(m * deep, 9), db = random_floats(deep * n, 10);
+  std::vector<float> deep_one(one.size()), deep_two(one.size());
+  set_num_threads(1);
+  amx_bf16_gemm(false, false, m, n, deep, 1.0f, da.data(), db.data(), 0.0f, deep_one.data());
+  set_num_threads(2);
+  amx_bf16_gemm(false, false, m, n, deep, 1.0f, da.data(), db.data(), 0.0f, deep_two.data());
+  set_num_threads(before);
+  EXPECT_EQ(deep_one, deep_two);
 }
 
 TEST(AmxBf16Gemm, GemmSendsBf16ProductsHereAndAgreesWithTheEmulation) {

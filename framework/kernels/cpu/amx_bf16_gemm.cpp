@@ -15,6 +15,8 @@
 #include "framework/core/error.h"
 #include "framework/core/precision.h"
 #include "framework/kernels/cpu/avx512_microkernel.h"
+#include "framework/kernels/cpu/parallel.h"
+#include "framework/kernels/cpu/stealing_ranges.h"
 
 namespace luong::cpu {
 namespace {
@@ -24,6 +26,13 @@ using avx512::lane_mask;
 constexpr int64_t kTile = 16;   // rows of a tile; also the columns of a float32 C tile
 constexpr int64_t kDepth = 32;  // bf16 values in a 64-byte tile row: the depth one TDPBF16PS consumes
 constexpr int64_t kBlock = 32;  // a unit of work: a 32 x 32 block of C in four tiles
+// Blocks a thread claims at a time when the threads share a product's blocks (stealing_ranges.h).
+constexpr int64_t kBlocksPerRange = 8;
+// Depth of a slice of a product deeper than twice this (multiply). Measured with the generator's dx (256 x 256,
+// K = 8000): slices of 1024 or 2048 ran 10-14% faster than one pass, slices of 512 or 256 no faster; products of
+// K 1024 and 1280 ran slower in slices of 512 or 1024 than in one pass, so they keep it.
+constexpr int64_t kSliceDepth = 1024;
+constexpr int64_t kGroupBytes = 1 << 20;  // packed B kept in L2 while the row blocks sweep it (2 MB a core)
 
 // Linux's arch_prctl codes for the dynamically enabled tile state (asm/prctl.h; not in every libc's headers).
 constexpr long kArchGetXcompPerm = 0x1022;
@@ -177,11 +186,12 @@ __attribute__((target("amx-tile"))) void load_tile_config() {
   asm volatile("ldtilecfg %0" : : "m"(config));
 }
 
-// One 32 x 32 block of C: rows i0.., panels q0, q0 + 1, written to out (rows ld floats apart); with `add` the
-// accumulators start from out's values instead of zero. The tile instructions are inline assembly that GCC does
-// not see read or write memory, hence the barriers.
+// One 32 x 32 block of C over depths [p0, p1): rows i0.., panels q0, q0 + 1, written to out (rows ld floats
+// apart); with `add` the accumulators start from out's values instead of zero. The tile instructions are inline
+// assembly that GCC does not see read or write memory, hence the barriers.
 __attribute__((target("amx-tile,amx-bf16"))) void block(const uint16_t* pa, const uint16_t* pb, int64_t kp, int64_t i0,
-                                                        int64_t q0, float* out, int64_t ld, bool add) {
+                                                        int64_t q0, int64_t p0, int64_t p1, float* out, int64_t ld,
+                                                        bool add) {
   const uint16_t* a0 = pa + (i0 / kTile) * kp * kTile;  // row tiles i0 / 16 and the next (a_slice)
   const uint16_t* a1 = a0 + kp * kTile;
   const uint16_t* b0 = pb + q0 * kp * kTile;
@@ -199,7 +209,7 @@ __attribute__((target("amx-tile,amx-bf16"))) void block(const uint16_t* pa, cons
     _tile_zero(2);
     _tile_zero(3);
   }
-  for (int64_t p = 0; p < kp; p += kDepth) {
+  for (int64_t p = p0; p < p1; p += kDepth) {
     _tile_loadd(4, a0 + p * kTile, 64);
     _tile_loadd(5, a1 + p * kTile, 64);
     _tile_loadd(6, b0 + p * kTile, 64);  // depth p starts at pair row p / 2, 32 values a row
@@ -226,26 +236,38 @@ void multiply(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const 
   if (packed_a.size() < static_cast<size_t>(mp * kp)) packed_a.resize(static_cast<size_t>(mp * kp));
   pack_a(trans_a, m, k, a, mp, kp, packed_a.data());
   const uint16_t* pa = packed_a.data();
-  const int64_t col_blocks = np / kBlock, units = (mp / kBlock) * col_blocks;
-  // Small products (an attention's per-sentence ones) stay on the calling thread: a parallel region costs more
-  // than their work.
-#pragma omp parallel if (units > 1 && m * n * k >= (1 << 18))
-  {
+  const int64_t row_blocks = mp / kBlock, col_blocks = np / kBlock, units = row_blocks * col_blocks;
+  // The order of the blocks decides where the operands come from. Column blocks are taken in groups whose packed
+  // B fits in half of L2; within a group, row blocks outer. Consecutive units then share A's two row tiles (in
+  // L1), and the group's B stays in L2 while every row block sweeps it, instead of a wide B (the generator's
+  // 8000 columns: 4 MB in bf16) being read again from L3 for each row block (about 10% on the logits).
+  // A deep product runs in depth slices, every block of C once per slice, the whole blocks carrying their sums
+  // in C between slices: float32 stored and reloaded exactly, so the bits are those of one pass. In one pass each
+  // block streams its full depth of A and B (1 MB a block for the generator's dx, K = 8000); a slice's share of
+  // them stays in cache while all the blocks use it. Edge blocks, and products with another alpha or beta, keep
+  // one pass over the full depth through `acc`, in the last slice.
+  const int64_t depth = kp > 2 * kSliceDepth ? kSliceDepth : kp;
+  const int64_t group = std::max<int64_t>(1, kGroupBytes / (kBlock * depth * int64_t{sizeof(uint16_t)}));
+  const bool direct = alpha == 1.0f && (beta == 0.0f || beta == 1.0f);
+  int64_t p0 = 0, p1 = 0;  // the slice being run
+  auto run_blocks = [&](int64_t first, int64_t last) {
     load_tile_config();
     alignas(64) float acc[kBlock * kBlock];
-    // Row blocks outer: consecutive units share A's two row tiles (in L1) and sweep B's panels.
-#pragma omp for schedule(static)
-    for (int64_t u = 0; u < units; ++u) {
-      const int64_t ib = u / col_blocks, jb = u % col_blocks;
+    for (int64_t u = first; u < last; ++u) {
+      // Every group but the last holds row_blocks * group units.
+      const int64_t g = u / (row_blocks * group), r = u % (row_blocks * group);
+      const int64_t width = std::min(group, col_blocks - g * group);
+      const int64_t ib = r / width, jb = g * group + r % width;
       const int64_t i0 = ib * kBlock, j0 = jb * kBlock, q0 = jb * (kBlock / kTile);
       const int64_t rows = std::min(kBlock, m - i0), cols = std::min(kBlock, n - j0);
       // A whole block with alpha 1 and beta 0 or 1 (nearly every product of a step) goes straight between the
       // tiles and C; an edge block, or another alpha or beta, through `acc`.
-      if (rows == kBlock && cols == kBlock && alpha == 1.0f && (beta == 0.0f || beta == 1.0f)) {
-        block(pa, pb, kp, i0, q0, c + i0 * n + j0, n, beta == 1.0f);
+      if (direct && rows == kBlock && cols == kBlock) {
+        block(pa, pb, kp, i0, q0, p0, p1, c + i0 * n + j0, n, beta == 1.0f || p0 > 0);
         continue;
       }
-      block(pa, pb, kp, i0, q0, acc, kBlock, false);
+      if (p1 < kp) continue;
+      block(pa, pb, kp, i0, q0, 0, kp, acc, kBlock, false);
       for (int64_t i = 0; i < rows; ++i) {
         float* dst = c + (i0 + i) * n + j0;
         const float* src = acc + i * kBlock;
@@ -256,6 +278,20 @@ void multiply(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const 
         }
       }
     }
+  };
+  // Small products (an attention's per-sentence ones) stay on the calling thread: a parallel region costs more
+  // than their work. Larger ones give each thread a contiguous run of blocks, in the order above, and let a
+  // thread that finishes first take blocks from the back of the other's run (stealing_ranges.h), the split the
+  // float32 kernels measured best on a shared host where one vCPU often lags. A block's depth runs in the fixed
+  // order whichever thread runs it, so the bits do not depend on the thread count or on who stole what.
+  const int threads = num_threads();
+  const bool parallel = threads > 1 && units > 1 && m * n * k >= (1 << 18);
+  for (p0 = 0; p0 < kp; p0 = p1) {
+    p1 = std::min(kp, p0 + depth);
+    if (parallel)
+      run_stealing(units, balanced_units(units, kBlocksPerRange, threads), threads, run_blocks);
+    else
+      run_blocks(0, units);
   }
 }
 

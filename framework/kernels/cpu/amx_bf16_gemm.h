@@ -6,8 +6,9 @@
 //
 // How: op(A) is packed into bf16 rows of a depth padded to 32, op(B) into 16-column panels in the pairwise
 // (VNNI) layout TDPBF16PS reads, both with AVX-512 and in parallel. Each unit of work is a 32 x 32 block of C
-// held in four tiles while the depth runs (starting from C itself when beta is 1 and alpha 1), then stored to C
-// by the thread that owns it, so the bits do not depend on the thread count.
+// held in four tiles while the depth runs (starting from C itself when beta is 1 and alpha 1), then stored to C;
+// a deep product (K > 2048) runs in depth slices, a block's partial sums kept in C between them. A block's depths
+// are always summed in the same order, so the bits do not depend on the thread count.
 //
 // Numerics differ from the emulation in two documented ways of the instruction: inputs that round to bf16
 // subnormals count as zero, and each accumulation step flushes a subnormal result to zero; and the two
