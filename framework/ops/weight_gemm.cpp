@@ -6,6 +6,7 @@
 
 #include "framework/core/precision.h"
 #include "framework/kernels/cpu/amx_bf16_gemm.h"
+#include "framework/kernels/cpu/gemm_profile.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/kernels/dispatch.h"
 
@@ -112,11 +113,18 @@ void weight_gemm(bool trans_w, int64_t m, int64_t n, int64_t k, const T* a, cons
     const bool reusable = cacheable && cache.depth > 0 && m > 0 && n > 0 && k > 0;
     const GemmPrecision precision = gemm_precision();
     if (reusable && !w.is_cuda() && precision == GemmPrecision::fp32 && cpu::packed_gemm_enabled()) {
-      if (const float* packed = find_or_pack(w, trans_w, m, k, n)) return cpu::gemm_packed(m, n, k, a, packed, beta, c);
+      if (const float* packed = find_or_pack(w, trans_w, m, k, n)) {
+        cpu::GemmProfileScope timing(cpu::gemm_profile_enabled() ? "luong packed weight" : nullptr, false, trans_w, m,
+                                     n, k);
+        return cpu::gemm_packed(m, n, k, a, packed, beta, c);
+      }
     }
     if (reusable && !w.is_cuda() && cpu::bf16_gemms_on_amx()) {
-      if (const uint16_t* packed = find_or_pack_amx(w, trans_w, k, n))
+      if (const uint16_t* packed = find_or_pack_amx(w, trans_w, k, n)) {
+        cpu::GemmProfileScope timing(cpu::gemm_profile_enabled() ? "AMX bf16, packed weight" : nullptr, false, trans_w,
+                                     m, n, k);
         return cpu::amx_bf16_gemm_packed(m, n, k, a, packed, beta, c);
+      }
     }
 #ifdef LUONG_WITH_CUDA
     if (reusable && w.is_cuda() && precision == GemmPrecision::bf16 && bf16_copies_enabled.load()) {
@@ -132,7 +140,6 @@ bool set_bf16_weight_copies_enabled(bool on) { return bf16_copies_enabled.exchan
 int64_t packed_weight_cache_entries() { return static_cast<int64_t>(cache.entries.size()); }
 
 template void weight_gemm<float>(bool, int64_t, int64_t, int64_t, const float*, const Tensor&, float, float*, bool);
-template void weight_gemm<double>(bool, int64_t, int64_t, int64_t, const double*, const Tensor&, double, double*,
-                                  bool);
+template void weight_gemm<double>(bool, int64_t, int64_t, int64_t, const double*, const Tensor&, double, double*, bool);
 
 }  // namespace luong

@@ -7,6 +7,7 @@
 
 #include "framework/core/precision.h"
 #include "framework/kernels/cpu/amx_bf16_gemm.h"
+#include "framework/kernels/cpu/gemm_profile.h"
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/kernels/cpu/scale_by_beta.h"
 
@@ -69,13 +70,26 @@ bool on_blocked_kernel(int64_t m, int64_t n, int64_t k) {
   return gemm_precision() == GemmPrecision::fp32 && blocked_gemm_pays(m, n, k);
 }
 
+// The kernel gemm() and gemm_batched() send a product to, by the rules they apply, for the GEMM profile.
+template <class T>
+const char* route_name(bool batched, int64_t m, int64_t n, int64_t k) {
+  if (!gemm_profile_enabled()) return nullptr;
+  if constexpr (!std::is_same_v<T, float>) return "OpenBLAS, float64";
+  const GemmPrecision p = gemm_precision();
+  if (p != GemmPrecision::fp32) {
+    if (bf16_gemms_on_amx()) return "AMX bf16";
+    return p == GemmPrecision::bf16 ? "OpenBLAS, bf16 emulated" : "OpenBLAS, tf32 emulated";
+  }
+  return !batched && on_blocked_kernel(m, n, k) ? "luong blocked" : "OpenBLAS";
+}
+
 }  // namespace
 
 template <class T>
-void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, const T* b, T beta,
-          T* c) {
+void gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, T alpha, const T* a, const T* b, T beta, T* c) {
   if (m == 0 || n == 0) return;
   if (k == 0) return scale_by_beta(m * n, beta, c);  // make beta explicit
+  GemmProfileScope timing(route_name<T>(false, m, n, k), trans_a, trans_b, m, n, k);
   if constexpr (std::is_same_v<T, float>) {  // float64 GEMMs are always full precision
     if (reduced_gemm(trans_a, trans_b, 1, m, n, k, alpha, a, b, beta, c)) return;
     if (on_blocked_kernel(m, n, k)) return blocked_gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
@@ -88,6 +102,8 @@ void gemm_batched(bool trans_a, bool trans_b, int64_t batch, int64_t m, int64_t 
                   const T* b, T beta, T* c) {
   if (batch == 0 || m == 0 || n == 0) return;
   if (k == 0) return scale_by_beta(batch * m * n, beta, c);
+  // One row per batched call, its shape the whole batch's: m rows per item times the items.
+  GemmProfileScope timing(route_name<T>(true, m, n, k), trans_a, trans_b, batch * m, n, k);
   if constexpr (std::is_same_v<T, float>) {
     if (reduced_gemm(trans_a, trans_b, batch, m, n, k, alpha, a, b, beta, c)) return;  // rounds all items once
   }
@@ -99,6 +115,7 @@ bool gemm_tn_reads_pieces(int64_t m, int64_t n, int64_t k) { return on_blocked_k
 
 bool gemm_tn_pieces(int64_t m, int64_t n, int64_t k, const std::vector<GemmSegment>& pieces, float beta, float* c) {
   if (!gemm_tn_reads_pieces(m, n, k)) return false;
+  GemmProfileScope timing(gemm_profile_enabled() ? "luong blocked, pieces in place" : nullptr, true, false, m, n, k);
   blocked_gemm_tn_segments(m, n, pieces, beta, c);
   return true;
 }
@@ -108,7 +125,7 @@ template void gemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const 
                            double*);
 template void gemm_batched<float>(bool, bool, int64_t, int64_t, int64_t, int64_t, float, const float*, const float*,
                                   float, float*);
-template void gemm_batched<double>(bool, bool, int64_t, int64_t, int64_t, int64_t, double, const double*,
-                                   const double*, double, double*);
+template void gemm_batched<double>(bool, bool, int64_t, int64_t, int64_t, int64_t, double, const double*, const double*,
+                                   double, double*);
 
 }  // namespace luong::cpu
