@@ -10,6 +10,8 @@
 #include <mutex>
 #include <tuple>
 
+#include "framework/kernels/kernel_profile.h"
+
 namespace luong::cpu {
 namespace {
 
@@ -20,15 +22,12 @@ struct Profile {
   std::mutex mutex;
   std::map<Key, GemmProfileRow> rows;
 
-  Profile() {
-    const char* env = std::getenv("LUONG_GEMM_PROFILE");
-    enabled = env != nullptr && std::strcmp(env, "0") != 0 && env[0] != '\0';
-  }
+  Profile() { enabled = profile_requested_by_environment(); }
   // At exit, when anything was timed: the table, on stderr so it never mixes into a command's output.
   ~Profile() {
     if (rows.empty()) return;
     const std::string table = gemm_profile_table();
-    std::fprintf(stderr, "\nCPU GEMM profile (LUONG_GEMM_PROFILE):\n%s", table.c_str());
+    std::fprintf(stderr, "\nCPU GEMM profile (LUONG_PROFILE):\n%s", table.c_str());
   }
 };
 

@@ -1,9 +1,9 @@
-// Where a CPU step's GEMM time goes, product by product. With LUONG_GEMM_PROFILE=1 in the environment every
-// float32 product that reaches a CPU GEMM entry point (gemm, gemm_batched, gemm_tn_pieces and weight_gemm's
-// packed paths) is timed, keyed by the kernel that ran it and its shape; at exit the process prints one
-// Markdown table to stderr (calls, total ms, GFLOP/s per kernel and shape, largest total first). It found the
-// products worth a lever in docs/PERFORMANCE.md ("AMX kernel, seventeenth session"): a profiler that times
-// whole ops cannot say that the generator's dx runs at half the rate of its logits.
+// Where a CPU step's GEMM time goes, product by product. With LUONG_PROFILE=1 in the environment (which also
+// turns on the kernel profile, kernels/kernel_profile.h) every float32 product that reaches a CPU GEMM entry
+// point (gemm, gemm_batched, gemm_tn_pieces and weight_gemm's packed paths) is timed, keyed by the kernel that
+// ran it and its shape; at exit the process prints one Markdown table to stderr (calls, total ms, GFLOP/s per
+// kernel and shape, largest total first). The kernel profile has one "gemm" row for all of them; this table
+// says which products hold that time and at what rate (docs/PERFORMANCE.md, seventeenth session).
 //
 // Off (the default) it costs one relaxed atomic load per product. On, a clock read on each side of the call
 // and a locked map update: about a microsecond, so tiny products read slower than they run. CPU only: a CUDA
