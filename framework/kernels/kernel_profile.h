@@ -43,7 +43,4 @@ class KernelProfileScope {
   int64_t start_ns_;  // -1 when the profile is off
 };
 
-// The variable both profiles read: set and not "0".
-bool profile_requested_by_environment();
-
 }  // namespace luong

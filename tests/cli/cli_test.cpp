@@ -88,6 +88,22 @@ TEST_F(CliTest, EvalPrintsPerplexityAndBleuForPeopleAndScripts) {
   EXPECT_EQ(j["sentences"], 20);
 }
 
+// LUONG_PROFILE=1: at exit the two profile tables go to stderr, and stdout (the JSON a script reads) is unchanged.
+TEST_F(CliTest, ProfileTablesGoToStderrAtExit) {
+  const std::string eval = std::string(LUONG_BINARY) + " eval --checkpoint " + run_ + "/best.h5 --src " + data_ +
+                           "/test.src --ref " + data_ + "/test.tgt --json";
+  const RunResult err = run_luong_shell("LUONG_PROFILE=1 " + eval + " 2>&1 >/dev/null");
+  ASSERT_EQ(err.status, 0) << err.output;
+  for (const char* expected : {"CPU kernel profile (LUONG_PROFILE):", "| gemm |",
+                               "CPU GEMM profile (LUONG_PROFILE):", "| kernel | op(A) op(B) | M x N, K |", "| all |"})
+    EXPECT_NE(err.output.find(expected), std::string::npos) << expected << " in:\n" << err.output;
+  const RunResult out = run_luong_shell("LUONG_PROFILE=1 " + eval + " 2>/dev/null");
+  ASSERT_EQ(out.status, 0) << out.output;
+  EXPECT_EQ(nlohmann::json::parse(out.output)["sentences"], 20);
+  const RunResult quiet = run_luong_shell(eval + " 2>&1 >/dev/null");
+  EXPECT_EQ(quiet.output.find("LUONG_PROFILE"), std::string::npos) << "no profile unless asked: " << quiet.output;
+}
+
 TEST_F(CliTest, TranslateNBestAndAttentionPlots) {
   const std::string plots = fresh_dir("cli_plots");
   const RunResult r = run_luong("translate --checkpoint " + run_ + "/best.h5 --beam 4 --n-best 3 --attention-plot " +
