@@ -18,6 +18,9 @@ namespace luong {
 bool profile_requested_by_environment();
 // A monotonic clock in nanoseconds, for the profiles' scopes.
 int64_t profile_clock_ns();
+// The line above a table: "<title> (LUONG_PROFILE):", with "rank R of N" in a job of several processes, whose
+// tables all go to the one stderr an mpirun collects.
+std::string profile_heading(const char* title);
 
 // Row: any struct with `int64_t calls` and `double seconds`.
 template <class Key, class Row>
@@ -29,7 +32,7 @@ class ProfileTable {
   ~ProfileTable() {
     if (rows_.empty()) return;
     const std::string table = format_(rows());
-    std::fprintf(stderr, "\n%s (LUONG_PROFILE):\n%s", title_, table.c_str());
+    std::fprintf(stderr, "\n%s\n%s", profile_heading(title_).c_str(), table.c_str());
   }
   ProfileTable(const ProfileTable&) = delete;
   ProfileTable& operator=(const ProfileTable&) = delete;

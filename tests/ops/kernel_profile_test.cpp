@@ -5,11 +5,13 @@
 #include "framework/kernels/kernel_profile.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include <string>
 #include <vector>
 
 #include "framework/autograd/variable.h"
+#include "framework/kernels/profile_table.h"
 #include "framework/ops/ops.h"
 #include "framework/tensor/tensor.h"
 
@@ -52,6 +54,18 @@ TEST_F(KernelProfileTest, CountsEveryOpsKernelCallUnderItsName) {
   const std::string table = kernel_profile_table();
   EXPECT_NE(table.find("| gemm | 2 |"), std::string::npos) << table;
   EXPECT_NE(table.find("| all |"), std::string::npos) << table;
+}
+
+// Several processes of one job print to one stderr: each heading names its rank (from the launcher's environment
+// here, as mpirun sets it).
+TEST(ProfileHeading, NamesTheRankInAJobOfSeveralProcesses) {
+  EXPECT_EQ(profile_heading("CPU kernel profile"), "CPU kernel profile (LUONG_PROFILE):");
+  setenv("OMPI_COMM_WORLD_SIZE", "4", 1);
+  setenv("OMPI_COMM_WORLD_RANK", "3", 1);
+  const std::string heading = profile_heading("CPU GEMM profile");
+  unsetenv("OMPI_COMM_WORLD_SIZE");
+  unsetenv("OMPI_COMM_WORLD_RANK");
+  EXPECT_EQ(heading, "CPU GEMM profile (LUONG_PROFILE, rank 3 of 4):");
 }
 
 TEST_F(KernelProfileTest, RecordsNothingWhenOff) {
