@@ -114,15 +114,13 @@ void weight_gemm(bool trans_w, int64_t m, int64_t n, int64_t k, const T* a, cons
     const GemmPrecision precision = gemm_precision();
     if (reusable && !w.is_cuda() && precision == GemmPrecision::fp32 && cpu::packed_gemm_enabled()) {
       if (const float* packed = find_or_pack(w, trans_w, m, k, n)) {
-        cpu::GemmProfileScope timing(cpu::gemm_profile_enabled() ? "luong packed weight" : nullptr, false, trans_w, m,
-                                     n, k);
+        cpu::GemmProfileScope timing("luong packed weight", false, trans_w, m, n, k);
         return cpu::gemm_packed(m, n, k, a, packed, beta, c);
       }
     }
     if (reusable && !w.is_cuda() && cpu::bf16_gemms_on_amx()) {
       if (const uint16_t* packed = find_or_pack_amx(w, trans_w, k, n)) {
-        cpu::GemmProfileScope timing(cpu::gemm_profile_enabled() ? "AMX bf16, packed weight" : nullptr, false, trans_w,
-                                     m, n, k);
+        cpu::GemmProfileScope timing("AMX bf16, packed weight", false, trans_w, m, n, k);
         return cpu::amx_bf16_gemm_packed(m, n, k, a, packed, beta, c);
       }
     }

@@ -115,7 +115,7 @@ bool gemm_tn_reads_pieces(int64_t m, int64_t n, int64_t k) { return on_blocked_k
 
 bool gemm_tn_pieces(int64_t m, int64_t n, int64_t k, const std::vector<GemmSegment>& pieces, float beta, float* c) {
   if (!gemm_tn_reads_pieces(m, n, k)) return false;
-  GemmProfileScope timing(gemm_profile_enabled() ? "luong blocked, pieces in place" : nullptr, true, false, m, n, k);
+  GemmProfileScope timing("luong blocked, pieces in place", true, false, m, n, k);
   blocked_gemm_tn_segments(m, n, pieces, beta, c);
   return true;
 }

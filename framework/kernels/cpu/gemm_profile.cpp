@@ -53,7 +53,7 @@ GemmProfileScope::GemmProfileScope(const char* kernel, bool trans_a, bool trans_
       m_(m),
       n_(n),
       k_(k),
-      start_ns_(kernel != nullptr ? profile_clock_ns() : -1) {}
+      start_ns_(kernel != nullptr && gemm_profile_enabled() ? profile_clock_ns() : -1) {}
 
 GemmProfileScope::~GemmProfileScope() {
   if (start_ns_ < 0) return;

@@ -33,9 +33,9 @@ void reset_gemm_profile();
 // The table printed at exit: one row per kernel and shape, GFLOP/s = 2 m n k calls / seconds.
 std::string gemm_profile_table();
 
-// Times one product for the profile. `kernel` is a string literal naming the kernel that runs it, or null when
-// the profile is off (callers name the route only when gemm_profile_enabled(), so an unprofiled call decides
-// nothing extra): then the scope does nothing.
+// Times one product for the profile when the profile is on. `kernel` is a string literal naming the kernel that
+// runs it; null also means "do not time" (gemm() names its route only when the profile is on, so an unprofiled
+// call decides nothing extra).
 class GemmProfileScope {
  public:
   GemmProfileScope(const char* kernel, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k);
