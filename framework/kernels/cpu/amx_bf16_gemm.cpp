@@ -91,6 +91,44 @@ __attribute__((target("avx512f,avx512bw"))) inline __m512i bf16x32(const float* 
   return _mm512_permutex2var_epi16(lo, even_halves, hi);
 }
 
+// Rows p and p + 1 of a row-major matrix with `width` columns and `depth` rows, 16 columns from j0 (those
+// in `cols`): word j = (x[p][j0 + j], x[p + 1][j0 + j]) in bf16, the first in the low half, as TDPBF16PS
+// pairs consecutive depths. Rows at or past `depth` read as zero.
+__attribute__((target("avx512f,avx512bw"))) inline __m512i pair_words(const float* x, int64_t width, int64_t depth,
+                                                                      int64_t p, int64_t j0, __mmask16 cols) {
+  const __m512i x0 = bf16_lanes(_mm512_maskz_loadu_ps(p < depth ? cols : 0, x + p * width + j0));
+  const __m512i x1 = bf16_lanes(_mm512_maskz_loadu_ps(p + 1 < depth ? cols : 0, x + (p + 1) * width + j0));
+  return _mm512_or_si512(x0, _mm512_maskz_slli_epi32(0xFFFF, x1, 16));
+}
+
+// v[r][c] becomes v[c][r] for 16 vectors of 16 32-bit words: 4 x 4 blocks transposed within each 128-bit lane
+// (32- then 64-bit interleaves), then the 4 x 4 grid of lanes transposed across vectors (two lane shuffles).
+__attribute__((target("avx512f"))) inline void transpose_16x16_epi32(__m512i* v) {
+  __m512i a[16], b[16];
+  for (int i = 0; i < 8; ++i) {
+    a[2 * i] = _mm512_maskz_unpacklo_epi32(0xFFFF, v[2 * i], v[2 * i + 1]);
+    a[2 * i + 1] = _mm512_maskz_unpackhi_epi32(0xFFFF, v[2 * i], v[2 * i + 1]);
+  }
+  // b[4g + c], lane L: rows 4g .. 4g + 3 at column 4L + c.
+  for (int g = 0; g < 4; ++g) {
+    b[4 * g + 0] = _mm512_maskz_unpacklo_epi64(0xFF, a[4 * g], a[4 * g + 2]);
+    b[4 * g + 1] = _mm512_maskz_unpackhi_epi64(0xFF, a[4 * g], a[4 * g + 2]);
+    b[4 * g + 2] = _mm512_maskz_unpacklo_epi64(0xFF, a[4 * g + 1], a[4 * g + 3]);
+    b[4 * g + 3] = _mm512_maskz_unpackhi_epi64(0xFF, a[4 * g + 1], a[4 * g + 3]);
+  }
+  // Column 4L + c gathers lane L of b[c], b[4 + c], b[8 + c], b[12 + c].
+  for (int c = 0; c < 4; ++c) {
+    const __m512i s0 = _mm512_maskz_shuffle_i32x4(0xFFFF, b[c], b[4 + c], 0x44),
+                  s1 = _mm512_maskz_shuffle_i32x4(0xFFFF, b[c], b[4 + c], 0xEE);
+    const __m512i s2 = _mm512_maskz_shuffle_i32x4(0xFFFF, b[8 + c], b[12 + c], 0x44);
+    const __m512i s3 = _mm512_maskz_shuffle_i32x4(0xFFFF, b[8 + c], b[12 + c], 0xEE);
+    v[c] = _mm512_maskz_shuffle_i32x4(0xFFFF, s0, s2, 0x88);
+    v[4 + c] = _mm512_maskz_shuffle_i32x4(0xFFFF, s0, s2, 0xDD);
+    v[8 + c] = _mm512_maskz_shuffle_i32x4(0xFFFF, s1, s3, 0x88);
+    v[12 + c] = _mm512_maskz_shuffle_i32x4(0xFFFF, s1, s3, 0xDD);
+  }
+}
+
 // Where op(A)[i][p0 .. p0 + 31] goes (p0 a multiple of 32): A is packed tile by tile, each 16 rows x 32 depths
 // a contiguous 1 KB, the depth slices of one row tile in order. A tile load then reads 1 KB in sequence, which
 // measured faster than 16 rows at the stride of the padded depth (the rows of a row-major copy).
@@ -109,20 +147,18 @@ __attribute__((target("avx512f,avx512bw"))) void pack_a(bool trans_a, int64_t m,
     }
     return;
   }
-  // A is (k, m): op(A)[i][p] = a[p * m + i]. Per block of 32 rows of op(A): 32 depths of A's rows converted
-  // into a 32 x 32 block in L1, then written transposed.
-  const int64_t row_blocks = mp / kBlock;
+  // A is (k, m): op(A)[i][p] = a[p * m + i], so A's rows hold the depths. Per 32 depths (a slice of every row
+  // tile): 16 pair words of two consecutive rows of A, built as pack_b builds them, are the 16 x 16 transpose of
+  // what the row tile wants, one 64-byte row per row of op(A). A slice reads 32 whole rows of A in order and
+  // writes whole 1 KB tiles.
 #pragma omp parallel for schedule(static) if (m * k >= (1 << 16))
-  for (int64_t rb = 0; rb < row_blocks; ++rb) {
-    const int64_t i0 = rb * kBlock, rows = std::min(kBlock, m - i0);
-    alignas(64) uint16_t block[kBlock][kBlock];  // [depth][row]
-    for (int64_t p0 = 0; p0 < kp; p0 += kDepth) {
-      for (int64_t p = 0; p < kDepth; ++p)
-        _mm512_store_si512(block[p], p0 + p < k ? bf16x32(a + (p0 + p) * m + i0, rows) : _mm512_setzero_si512());
-      for (int64_t i = 0; i < kBlock; ++i) {
-        uint16_t* dst = a_slice(out, kp, i0 + i, p0);
-        for (int64_t p = 0; p < kDepth; ++p) dst[p] = block[p][i];
-      }
+  for (int64_t p0 = 0; p0 < kp; p0 += kDepth) {
+    for (int64_t i0 = 0; i0 < mp; i0 += kTile) {
+      const __mmask16 cols = i0 < m ? lane_mask(m - i0) : 0;
+      __m512i words[kTile];
+      for (int64_t r = 0; r < kTile; ++r) words[r] = pair_words(a, m, k, p0 + 2 * r, i0, cols);
+      transpose_16x16_epi32(words);
+      for (int64_t i = 0; i < kTile; ++i) _mm512_storeu_si512(a_slice(out, kp, i0 + i, p0), words[i]);
     }
   }
 }
@@ -141,28 +177,24 @@ __attribute__((target("avx512f,avx512bw"))) void pack_b(bool trans_b, int64_t k,
       const int64_t p = 2 * r;
       for (int64_t q = 0; q < panels; ++q) {
         const int64_t j0 = q * kTile, cols = n - j0;
-        const __mmask16 m0 = p < k ? lane_mask(cols) : 0, m1 = p + 1 < k ? lane_mask(cols) : 0;
-        const __m512i x0 = bf16_lanes(_mm512_maskz_loadu_ps(m0, b + p * n + j0));
-        const __m512i x1 = bf16_lanes(_mm512_maskz_loadu_ps(m1, b + (p + 1) * n + j0));
-        _mm512_storeu_si512(out + q * kp * kTile + r * 2 * kTile,
-                            _mm512_or_si512(x0, _mm512_maskz_slli_epi32(0xFFFF, x1, 16)));
+        _mm512_storeu_si512(out + q * kp * kTile + r * 2 * kTile, pair_words(b, n, k, p, j0, lane_mask(cols)));
       }
     }
     return;
   }
-  // B is (n, k): column j of op(B) is row j of B, whose consecutive depths are already the pairs; 32 depths
-  // give 16 pair words, scattered down the panel's rows.
-  const __m512i down = _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                                          _mm512_set1_epi32(kTile));
+  // B is (n, k): column j of op(B) is row j of B, whose consecutive depths are already the pairs. 32 depths of
+  // 16 rows of B are 16 rows of 16 pair words, the transpose of the panel's next 16 pair rows (1 KB in order).
 #pragma omp parallel for schedule(static) if (n * k >= (1 << 16))
   for (int64_t q = 0; q < panels; ++q) {
-    int32_t* panel = reinterpret_cast<int32_t*>(out + q * kp * kTile);  // kp / 2 rows of 16 words
-    for (int64_t j = 0; j < kTile; ++j) {
-      const int64_t col = q * kTile + j;
-      for (int64_t p0 = 0; p0 < kp; p0 += kDepth) {
-        const __m512i words = col < n ? bf16x32(b + col * k + p0, k - p0) : _mm512_setzero_si512();
-        _mm512_i32scatter_epi32(panel + (p0 / 2) * kTile + j, down, words, 4);
+    uint16_t* panel = out + q * kp * kTile;  // kp / 2 rows of 16 pair words
+    for (int64_t p0 = 0; p0 < kp; p0 += kDepth) {
+      __m512i words[kTile];
+      for (int64_t j = 0; j < kTile; ++j) {
+        const int64_t col = q * kTile + j;
+        words[j] = col < n ? bf16x32(b + col * k + p0, k - p0) : _mm512_setzero_si512();
       }
+      transpose_16x16_epi32(words);
+      for (int64_t r = 0; r < kTile; ++r) _mm512_storeu_si512(panel + (p0 / 2 + r) * 2 * kTile, words[r]);
     }
   }
 }
