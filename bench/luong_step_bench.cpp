@@ -127,8 +127,9 @@ nlohmann::json run(const BenchArgs& a) {
     flat.zero_grad();
     CrossEntropy ce = model.forward_loss(b.src, b.lengths, b.tgt_in, b.tgt_out);
     ce.loss.backward();
-    average_and_clip_(flat.grad(), ce.tokens, a.clip);  // the trainer's; reads the norm back: a sync on CUDA
-    sgd->step(flat, a.lr);
+    // The trainer's: the norm read back (a sync on CUDA), the factor applied in the update's pass.
+    const AveragedGradient g = measure_average_and_clip(flat.grad(), ce.tokens, a.clip);
+    sgd->step(flat, a.lr, g.factor);
   };
   // The same step recorded once and replayed (train/captured_step.h): the batch is copied into tensors the
   // graph reads, the clip stays on the device (same bits: tests/*/captured_step_test.cpp), and nothing is

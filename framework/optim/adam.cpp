@@ -21,7 +21,8 @@ class Adam : public Optimizer {
  protected:
   std::vector<std::string> buffer_names() const override { return {"m", "v"}; }
 
-  void update(Tensor& param, const Tensor& grad, std::vector<Tensor>& buffers, double lr, int64_t t) override {
+  void update(Tensor& param, const Tensor& grad, double grad_scale, std::vector<Tensor>& buffers, double lr,
+              int64_t t) override {
     const OptimizerOptions& o = options();
     // Computed in double so float32 runs get the correctly rounded correction even after many steps.
     const double bc1 = 1.0 - std::pow(o.beta1, static_cast<double>(t));
@@ -29,9 +30,9 @@ class Adam : public Optimizer {
     dispatch_float(param.dtype(), "adam", [&](auto tag) {
       using T = decltype(tag);
       LUONG_KERNEL(param.device(), adam_update<T>, param.numel(), param.data<T>(), grad.data<T>(),
-                   buffers[0].data<T>(), buffers[1].data<T>(), static_cast<T>(lr), static_cast<T>(o.beta1),
-                   static_cast<T>(o.beta2), static_cast<T>(o.eps), static_cast<T>(o.weight_decay), o.decoupled,
-                   static_cast<T>(bc1), static_cast<T>(bc2));
+                   static_cast<T>(grad_scale), buffers[0].data<T>(), buffers[1].data<T>(), static_cast<T>(lr),
+                   static_cast<T>(o.beta1), static_cast<T>(o.beta2), static_cast<T>(o.eps),
+                   static_cast<T>(o.weight_decay), o.decoupled, static_cast<T>(bc1), static_cast<T>(bc2));
     });
   }
 };

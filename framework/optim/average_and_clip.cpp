@@ -23,12 +23,20 @@ void check_arguments(const char* fn, int64_t tokens, double clip_norm) {
 
 }  // namespace
 
+AveragedGradient measure_average_and_clip(const Tensor& flat_grad, int64_t tokens, double clip_norm) {
+  check_arguments("measure_average_and_clip", tokens, clip_norm);
+  const ClipDecision d = decide_clip(sum_squares(flat_grad), tokens, clip_norm);
+  if (!d.finite) return {false, d.norm, 0.0};
+  return {true, d.norm, d.factor};
+}
+
 AveragedGradient average_and_clip_(Tensor& flat_grad, int64_t tokens, double clip_norm) {
   check_arguments("average_and_clip_", tokens, clip_norm);
-  const ClipDecision d = decide_clip(sum_squares(flat_grad), tokens, clip_norm);
-  if (!d.finite) return {false, d.norm};
-  if (d.factor != 1.0) scale_(flat_grad, d.factor);
-  return {true, d.norm};
+  AveragedGradient g = measure_average_and_clip(flat_grad, tokens, clip_norm);
+  if (!g.finite) return g;
+  if (g.factor != 1.0) scale_(flat_grad, g.factor);
+  g.factor = 1.0;
+  return g;
 }
 
 void average_and_clip_on_device_(Tensor& flat_grad, int64_t tokens, double clip_norm, Tensor& stats) {

@@ -11,6 +11,9 @@ namespace luong {
 struct AveragedGradient {
   bool finite = true;  // false: some element is NaN or Inf; the buffer is left untouched
   double norm = 0.0;   // L2 norm of the token-averaged gradient, before clipping (NaN or Inf if not finite)
+  // measure_average_and_clip: what the gradient is to be multiplied by (1 / tokens, times clip / norm when
+  // clipping). average_and_clip_ has applied it already and reports 1.
+  double factor = 1.0;
 };
 
 // flat_grad holds a gradient summed over `tokens` target tokens (tokens <= 0: already an average).
@@ -20,6 +23,12 @@ struct AveragedGradient {
 // every element is), so the whole function reads the buffer twice instead of the four or five passes of a
 // separate NaN check, average, norm and clip.
 AveragedGradient average_and_clip_(Tensor& flat_grad, int64_t tokens, double clip_norm);
+
+// The same decision from one read of the buffer, which is left as it is: the caller applies `factor` in the
+// optimizer's update (Optimizer::step's grad_scale), so the gradient is read twice in a step (the norm, the
+// update) instead of three times with a write (the norm, the scaling, the update). The trainer's path; its
+// update has the bits of average_and_clip_ followed by a step with grad_scale 1.
+AveragedGradient measure_average_and_clip(const Tensor& flat_grad, int64_t tokens, double clip_norm);
 
 // The same average and clip with nothing read back to the host, for a step captured in a CUDA graph (or any
 // step that should not wait for the device): the sum of squares, the decision and the scaling all stay on

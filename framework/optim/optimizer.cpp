@@ -23,12 +23,14 @@ void Optimizer::prepare_buffers(const FlatParameters& params) {
   }
 }
 
-void Optimizer::step(FlatParameters& params, double lr) {
+void Optimizer::step(FlatParameters& params, double lr, double grad_scale) {
   LUONG_CHECK(params.numel() > 0, "optimizer '", name_, "': no parameters");
   LUONG_CHECK(std::isfinite(lr) && lr >= 0, "optimizer '", name_, "': learning rate must be finite and >= 0, got ", lr);
+  LUONG_CHECK(std::isfinite(grad_scale) && grad_scale >= 0, "optimizer '", name_,
+              "': gradient scale must be finite and >= 0, got ", grad_scale);
   prepare_buffers(params);
   ++step_;
-  update(params.data(), params.grad(), buffers_, lr, step_);
+  update(params.data(), params.grad(), grad_scale, buffers_, lr, step_);
 }
 
 void Optimizer::state_view(StateDict& out) const {

@@ -34,8 +34,10 @@ class Optimizer {
   Optimizer(std::string name, OptimizerOptions options) : name_(std::move(name)), options_(options) {}
   virtual ~Optimizer() = default;
 
-  // One update of params.data() from params.grad() (read only) with learning rate lr (>= 0).
-  void step(FlatParameters& params, double lr);
+  // One update of params.data() from params.grad() (read only) with learning rate lr (>= 0). The update reads
+  // the gradient times grad_scale (finite, >= 0): the trainer passes its token average and clip factor here
+  // (measure_average_and_clip) instead of scaling the gradient buffer in a pass of its own.
+  void step(FlatParameters& params, double lr, double grad_scale = 1.0);
   // Writes "name", "step" and each state buffer (copied: a snapshot) into out; load_state reads them back
   // and checks that the optimizer name matches.
   void state(StateDict& out) const;
@@ -58,8 +60,10 @@ class Optimizer {
  protected:
   // Names of the flat state buffers this optimizer keeps ("m", "v"); each (numel,), zero-initialised.
   virtual std::vector<std::string> buffer_names() const = 0;
-  // The fused update for the t-th step (t from 1). param, grad and each buffer: (numel,)
-  virtual void update(Tensor& param, const Tensor& grad, std::vector<Tensor>& buffers, double lr, int64_t t) = 0;
+  // The fused update for the t-th step (t from 1), reading grad_scale * grad as the gradient. param, grad and
+  // each buffer: (numel,)
+  virtual void update(Tensor& param, const Tensor& grad, double grad_scale, std::vector<Tensor>& buffers, double lr,
+                      int64_t t) = 0;
 
  private:
   void prepare_buffers(const FlatParameters& params);

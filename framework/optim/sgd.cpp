@@ -23,12 +23,14 @@ class Sgd : public Optimizer {
     return {};
   }
 
-  void update(Tensor& param, const Tensor& grad, std::vector<Tensor>& buffers, double lr, int64_t) override {
+  void update(Tensor& param, const Tensor& grad, double grad_scale, std::vector<Tensor>& buffers, double lr,
+              int64_t) override {
     dispatch_float(param.dtype(), "sgd", [&](auto tag) {
       using T = decltype(tag);
       T* m = buffers.empty() ? nullptr : buffers[0].data<T>();
-      LUONG_KERNEL(param.device(), sgd_update<T>, param.numel(), param.data<T>(), grad.data<T>(), m,
-                   static_cast<T>(lr), static_cast<T>(options().momentum), static_cast<T>(options().weight_decay));
+      LUONG_KERNEL(param.device(), sgd_update<T>, param.numel(), param.data<T>(), grad.data<T>(),
+                   static_cast<T>(grad_scale), m, static_cast<T>(lr), static_cast<T>(options().momentum),
+                   static_cast<T>(options().weight_decay));
     });
   }
 };

@@ -379,10 +379,12 @@ void Trainer::train_step() {
               agreed_signal_, ": stopping after this step and saving a checkpoint"));
   }
   ++step_;
-  // Token average and clip in one scaling pass; the NaN/Inf check comes from the same pass as the norm.
+  // Token average and clip: the norm and the NaN/Inf check from one read of the gradient; the factor is applied
+  // by the optimizer's update as it reads the gradient, not by a pass of its own.
   summary_.trained = true;
-  const AveragedGradient g =
-      diverged(loss_sum, tokens) ? AveragedGradient{false} : average_and_clip_(params.grad(), tokens, opt_.clip_norm);
+  const AveragedGradient g = diverged(loss_sum, tokens)
+                                 ? AveragedGradient{false}
+                                 : measure_average_and_clip(params.grad(), tokens, opt_.clip_norm);
   if (!g.finite) {
     ++bad_steps_;
     say(str("warning: step ", step_, ": non-finite or diverged loss or gradient (loss sum ", loss_sum, " over ",
@@ -406,7 +408,7 @@ void Trainer::train_step() {
   bad_steps_ = 0;
   const double grad_norm = g.norm;
   const double lr = schedule_.lr(step_, task_.epoch());
-  optimizer_.step(params, lr);
+  optimizer_.step(params, lr, g.factor);
   window_loss_ += loss_sum;
   window_tokens_ += tokens;
   total_tokens_ += tokens;

@@ -7,32 +7,32 @@
 namespace luong::cpu {
 
 template <class T>
-void sgd_update(int64_t n, T* param, const T* grad, T* m, T lr, T momentum, T weight_decay) {
+void sgd_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T lr, T momentum, T weight_decay) {
   if (m == nullptr) {
     // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
 #pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-    for (int64_t i = 0; i < n; ++i) param[i] -= lr * (grad[i] + weight_decay * param[i]);
+    for (int64_t i = 0; i < n; ++i) param[i] -= lr * (grad_scale * grad[i] + weight_decay * param[i]);
     return;
   }
   // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
 #pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
   for (int64_t i = 0; i < n; ++i) {
-    const T g = grad[i] + weight_decay * param[i];
+    const T g = grad_scale * grad[i] + weight_decay * param[i];
     m[i] = momentum * m[i] + g;
     param[i] -= lr * m[i];
   }
 }
 
 template <class T>
-void adam_update(int64_t n, T* param, const T* grad, T* m, T* v, T lr, T beta1, T beta2, T eps, T weight_decay,
-                 bool decoupled, T bias_correction1, T bias_correction2) {
+void adam_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T* v, T lr, T beta1, T beta2, T eps,
+                 T weight_decay, bool decoupled, T bias_correction1, T bias_correction2) {
   const T coupled_wd = decoupled ? T(0) : weight_decay;
   const T decoupled_wd = decoupled ? weight_decay : T(0);
   // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
 #pragma omp parallel for schedule(static) if (n > kParallelGrain)
   for (int64_t i = 0; i < n; ++i) {
     const T p = param[i];
-    const T g = grad[i] + coupled_wd * p;
+    const T g = grad_scale * grad[i] + coupled_wd * p;
     m[i] = beta1 * m[i] + (T(1) - beta1) * g;
     v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;
     const T m_hat = m[i] / bias_correction1;
@@ -41,9 +41,9 @@ void adam_update(int64_t n, T* param, const T* grad, T* m, T* v, T lr, T beta1, 
   }
 }
 
-#define LUONG_INSTANTIATE(T)                                                           \
-  template void sgd_update<T>(int64_t, T*, const T*, T*, T, T, T);                     \
-  template void adam_update<T>(int64_t, T*, const T*, T*, T*, T, T, T, T, T, bool, T, T);
+#define LUONG_INSTANTIATE(T)                                          \
+  template void sgd_update<T>(int64_t, T*, const T*, T, T*, T, T, T); \
+  template void adam_update<T>(int64_t, T*, const T*, T, T*, T*, T, T, T, T, T, bool, T, T);
 LUONG_INSTANTIATE(float)
 LUONG_INSTANTIATE(double)
 #undef LUONG_INSTANTIATE

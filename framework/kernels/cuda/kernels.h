@@ -101,10 +101,10 @@ void transpose(int64_t outer, int64_t a, int64_t mid, int64_t b, int64_t inner, 
 
 // --- fused optimizer updates (optim.cu); see kernels/cpu/optim_kernels.h ---
 template <class T>
-void sgd_update(int64_t n, T* param, const T* grad, T* m, T lr, T momentum, T weight_decay);
+void sgd_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T lr, T momentum, T weight_decay);
 template <class T>
-void adam_update(int64_t n, T* param, const T* grad, T* m, T* v, T lr, T beta1, T beta2, T eps, T weight_decay,
-                 bool decoupled, T bias_correction1, T bias_correction2);
+void adam_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T* v, T lr, T beta1, T beta2, T eps,
+                 T weight_decay, bool decoupled, T bias_correction1, T bias_correction2);
 
 // --- bf16 mixed precision (gemm_bf16.cpp, bf16.cu): gemm.cpp uses these under train.precision = bf16 ---
 // bf16 values are stored as their raw 16 bits (the top half of a float32), as DType::bf16 tensors hold them.

@@ -1,5 +1,6 @@
 // Fused optimizer updates over flat buffers; semantics (and expression order) are
-// kernels/cpu/optim_kernels.h's. Every element is independent: one pass, deterministic.
+// kernels/cpu/optim_kernels.h's. Every element is independent: one pass, deterministic. Built with --fmad=false
+// (CMakeLists.txt), as the CPU file is without contraction: every operation rounded as written, the same bits.
 #include "framework/kernels/cuda/common.cuh"
 #include "framework/kernels/cuda/kernels.h"
 
@@ -7,12 +8,12 @@ namespace luong::cuda {
 namespace {
 
 template <class T>
-__global__ void sgd_kernel(int64_t n, T* param, const T* grad, T* m, T lr, T momentum, T weight_decay) {
+__global__ void sgd_kernel(int64_t n, T* param, const T* grad, T grad_scale, T* m, T lr, T momentum, T weight_decay) {
   for (int64_t i = global_index(); i < n; i += global_stride()) {
     if (m == nullptr) {
-      param[i] -= lr * (grad[i] + weight_decay * param[i]);
+      param[i] -= lr * (grad_scale * grad[i] + weight_decay * param[i]);
     } else {
-      const T g = grad[i] + weight_decay * param[i];
+      const T g = grad_scale * grad[i] + weight_decay * param[i];
       m[i] = momentum * m[i] + g;
       param[i] -= lr * m[i];
     }
@@ -20,11 +21,11 @@ __global__ void sgd_kernel(int64_t n, T* param, const T* grad, T* m, T lr, T mom
 }
 
 template <class T>
-__global__ void adam_kernel(int64_t n, T* param, const T* grad, T* m, T* v, T lr, T beta1, T beta2, T eps,
+__global__ void adam_kernel(int64_t n, T* param, const T* grad, T grad_scale, T* m, T* v, T lr, T beta1, T beta2, T eps,
                             T coupled_wd, T decoupled_wd, T bias_correction1, T bias_correction2) {
   for (int64_t i = global_index(); i < n; i += global_stride()) {
     const T p = param[i];
-    const T g = grad[i] + coupled_wd * p;
+    const T g = grad_scale * grad[i] + coupled_wd * p;
     const T mi = beta1 * m[i] + (T(1) - beta1) * g;
     const T vi = beta2 * v[i] + (T(1) - beta2) * g * g;
     m[i] = mi;
@@ -38,26 +39,26 @@ __global__ void adam_kernel(int64_t n, T* param, const T* grad, T* m, T* v, T lr
 }  // namespace
 
 template <class T>
-void sgd_update(int64_t n, T* param, const T* grad, T* m, T lr, T momentum, T weight_decay) {
+void sgd_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T lr, T momentum, T weight_decay) {
   if (n == 0) return;
-  sgd_kernel<<<grid_for(n), kThreads, 0, stream()>>>(n, param, grad, m, lr, momentum, weight_decay);
+  sgd_kernel<<<grid_for(n), kThreads, 0, stream()>>>(n, param, grad, grad_scale, m, lr, momentum, weight_decay);
   LUONG_CUDA_CHECK_LAUNCH("sgd_kernel");
 }
 
 template <class T>
-void adam_update(int64_t n, T* param, const T* grad, T* m, T* v, T lr, T beta1, T beta2, T eps, T weight_decay,
-                 bool decoupled, T bias_correction1, T bias_correction2) {
+void adam_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T* v, T lr, T beta1, T beta2, T eps,
+                 T weight_decay, bool decoupled, T bias_correction1, T bias_correction2) {
   if (n == 0) return;
   const T coupled_wd = decoupled ? T(0) : weight_decay;
   const T decoupled_wd = decoupled ? weight_decay : T(0);
-  adam_kernel<<<grid_for(n), kThreads, 0, stream()>>>(n, param, grad, m, v, lr, beta1, beta2, eps, coupled_wd,
-                                                      decoupled_wd, bias_correction1, bias_correction2);
+  adam_kernel<<<grid_for(n), kThreads, 0, stream()>>>(n, param, grad, grad_scale, m, v, lr, beta1, beta2, eps,
+                                                      coupled_wd, decoupled_wd, bias_correction1, bias_correction2);
   LUONG_CUDA_CHECK_LAUNCH("adam_kernel");
 }
 
-#define LUONG_INSTANTIATE(T)                                                           \
-  template void sgd_update<T>(int64_t, T*, const T*, T*, T, T, T);                     \
-  template void adam_update<T>(int64_t, T*, const T*, T*, T*, T, T, T, T, T, bool, T, T);
+#define LUONG_INSTANTIATE(T)                                          \
+  template void sgd_update<T>(int64_t, T*, const T*, T, T*, T, T, T); \
+  template void adam_update<T>(int64_t, T*, const T*, T, T*, T*, T, T, T, T, T, bool, T, T);
 LUONG_INSTANTIATE(float)
 LUONG_INSTANTIATE(double)
 #undef LUONG_INSTANTIATE
