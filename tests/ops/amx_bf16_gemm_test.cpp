@@ -89,7 +89,7 @@ TEST(AmxBf16Gemm, MatchesTheProductOfRoundedInputsForEveryLayoutAndEdge) {
 }
 
 // The packing's vector rounding is the emulation's scalar round_to_bf16 on the values where rounding is subtle:
-// ties (to even, both ways), the largest floats (rounding up to infinity), infinities and NaN. Each value is
+// ties (to even, both ways), the largest floats (rounding up to infinity), infinities, NaN and denormals. Each value is
 // multiplied by 1 alone, in A and in B, in both layouts, so C holds exactly the rounded value.
 TEST(AmxBf16Gemm, PackingRoundsLikeTheEmulation) {
   LUONG_REQUIRE_AMX();
@@ -109,7 +109,15 @@ TEST(AmxBf16Gemm, PackingRoundsLikeTheEmulation) {
                                      1e-30f,
                                      65504.0f,
                                      0.1f,
-                                     -2.5e7f};
+                                     -2.5e7f,
+                                     // Denormals: the packing rounds them as the emulation does (AVX512-BF16's
+                                     // conversion would flush them). The largest rounds up to the smallest normal;
+                                     // the others stay subnormal, which the tile instruction reads as zero.
+                                     1e-39f,
+                                     -3e-40f,
+                                     0x1p-149f,
+                                     0x1.fffffcp-127f,
+                                     0x1.018p-130f};
   const int64_t count = static_cast<int64_t>(values.size());
   const std::vector<float> one = {1.0f};
   for (bool trans : {false, true}) {
@@ -118,7 +126,8 @@ TEST(AmxBf16Gemm, PackingRoundsLikeTheEmulation) {
     amx_bf16_gemm(trans, false, count, 1, 1, 1.0f, values.data(), one.data(), 0.0f, as_a.data());
     amx_bf16_gemm(false, trans, 1, count, 1, 1.0f, one.data(), values.data(), 0.0f, as_b.data());
     for (size_t i = 0; i < values.size(); ++i) {
-      const float expected = round_to_bf16(values[i]);
+      float expected = round_to_bf16(values[i]);
+      if (std::fpclassify(expected) == FP_SUBNORMAL) expected = 0.0f;  // TDPBF16PS: subnormal inputs are zero
       if (std::isnan(expected)) {
         EXPECT_TRUE(std::isnan(as_a[i]) && std::isnan(as_b[i])) << "value " << i;
         continue;
