@@ -21,18 +21,21 @@ void check_arguments(const char* fn, int64_t tokens, double clip_norm) {
               "staged with");
 }
 
+// The decision both host entry points take, from one read of the buffer; fn names the caller in errors.
+AveragedGradient decide(const char* fn, const Tensor& flat_grad, int64_t tokens, double clip_norm) {
+  check_arguments(fn, tokens, clip_norm);
+  const ClipDecision d = decide_clip(sum_squares(flat_grad), tokens, clip_norm);
+  return {d.finite, d.norm, d.factor};
+}
+
 }  // namespace
 
 AveragedGradient measure_average_and_clip(const Tensor& flat_grad, int64_t tokens, double clip_norm) {
-  check_arguments("measure_average_and_clip", tokens, clip_norm);
-  const ClipDecision d = decide_clip(sum_squares(flat_grad), tokens, clip_norm);
-  if (!d.finite) return {false, d.norm, 0.0};
-  return {true, d.norm, d.factor};
+  return decide("measure_average_and_clip", flat_grad, tokens, clip_norm);
 }
 
 AveragedGradient average_and_clip_(Tensor& flat_grad, int64_t tokens, double clip_norm) {
-  check_arguments("average_and_clip_", tokens, clip_norm);
-  AveragedGradient g = measure_average_and_clip(flat_grad, tokens, clip_norm);
+  AveragedGradient g = decide("average_and_clip_", flat_grad, tokens, clip_norm);
   if (!g.finite) return g;
   if (g.factor != 1.0) scale_(flat_grad, g.factor);
   g.factor = 1.0;

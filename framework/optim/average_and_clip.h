@@ -12,7 +12,7 @@ struct AveragedGradient {
   bool finite = true;  // false: some element is NaN or Inf; the buffer is left untouched
   double norm = 0.0;   // L2 norm of the token-averaged gradient, before clipping (NaN or Inf if not finite)
   // measure_average_and_clip: what the gradient is to be multiplied by (1 / tokens, times clip / norm when
-  // clipping). average_and_clip_ has applied it already and reports 1.
+  // clipping). average_and_clip_ has applied it already and reports 1. Not finite: 0.
   double factor = 1.0;
 };
 
