@@ -1,17 +1,17 @@
 // `luong eval`: perplexity (teacher-forced) and BLEU of beam-search translations of a checkpoint.
 //   luong eval --checkpoint run/best.h5 --src test.en --ref test.de [--beam 5] [--json]
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
 #include <memory>
-#include <sstream>
-
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "framework/core/precision.h"
 #include "launch/commands.h"
 #include "launch/translate_util.h"
 #include "models/nmt/bleu.h"
+#include "models/nmt/data/batching.h"
 #include "models/nmt/data/corpus.h"
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/nmt_task.h"
@@ -29,8 +29,10 @@ struct EvalArgs {
 // follow a long test set (the summed loss does not depend on how pairs are grouped).
 ValidationResult perplexity_pass(const nmt::Translator& translator, const nmt::Corpus& corpus, const TranslateArgs& t) {
   std::vector<nmt::Example> sorted = corpus.examples;
-  std::stable_sort(sorted.begin(), sorted.end(),
-                   [](const nmt::Example& a, const nmt::Example& b) { return a.src.size() < b.src.size(); });
+  // The order evaluate_loss sorts each chunk into, so the chunks cut the same batches as a validation pass.
+  std::stable_sort(sorted.begin(), sorted.end(), [](const nmt::Example& a, const nmt::Example& b) {
+    return nmt::sorts_before(a, b, nmt::SortKey::longer_side);
+  });
   const size_t chunk = static_cast<size_t>(t.batch_size) * 4;
   PassProgress progress("eval: perplexity", sorted.size(), t.progress);
   progress.update(0);

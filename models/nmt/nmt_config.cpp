@@ -86,6 +86,11 @@ void add_data(ConfigSchema& s) {
   bounded(s.add_int("data.pool_batches", 100, "Length bucketing: examples are sorted by length within pools of "
                                               "this many batches, then the batch order is shuffled."),
           1, 100000);
+  s.add_choice("data.sort_by", "longer_side", {"longer_side", "source"},
+               "How a pool is sorted. longer_side: by the longer side of a pair (max(source tokens, target tokens "
+               "+ 1), what a batch pads to), then target, then source length; it pads least, as the decoder and "
+               "the generator do most of a step's work. source: by source length, then target length (the "
+               "order before this key existed; a resumed run keeps the order its checkpoint was made with).");
 }
 
 void add_train(ConfigSchema& s) {
@@ -250,6 +255,7 @@ NmtConfig nmt_config_from(const Config& c) {
   d.lowercase = c.get_bool("data.lowercase");
   d.max_len = c.get_int("data.max_len");
   d.pool_batches = c.get_int("data.pool_batches");
+  d.sort_by = c.get_string("data.sort_by");
 
   TrainConfig& t = n.train;
   t.batch_size = c.get_int("train.batch_size");
@@ -307,7 +313,7 @@ std::string nmt_config_reference() {
       "side is skipped and counted. Text is tokenised by luong's reversible tokenizer (documented in "
       "models/nmt/data/tokenizer.h): split on whitespace, punctuation separated from words with the joiner mark "
       "`￭` on the punctuation side, so translations detokenise to normal spacing; `data.lowercase` lowercases "
-      "first. Batching (models/nmt/data/batching.h) sorts examples by length within pools of "
+      "first. Batching (models/nmt/data/batching.h) sorts examples by length (`data.sort_by`) within pools of "
       "`data.pool_batches` batches and shuffles the batch order from `seed` and the epoch.\n\n"
       "Configs shipped in this directory: `tiny.yaml` (toy task from `luong gen-data --out data/toy`, used by "
       "tests), `multi30k.yaml` (English to German on Multi30k, the main job; fetch the data with "

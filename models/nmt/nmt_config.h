@@ -25,6 +25,7 @@ struct DataConfig {
   bool lowercase = false;
   int64_t max_len = 50;               // training pairs with more tokens on either side are skipped
   int64_t pool_batches = 100;         // batches per length-sorting pool
+  std::string sort_by = "longer_side";  // longer_side | source (data/batching.h, SortKey)
 };
 
 struct TrainConfig {

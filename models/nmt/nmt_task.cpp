@@ -1,9 +1,10 @@
 #include "models/nmt/nmt_task.h"
 
-#include <algorithm>
-#include <tuple>
-
 #include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <tuple>
 
 #include "framework/core/precision.h"
 #include "framework/io/checkpoint.h"
@@ -23,6 +24,12 @@ std::vector<int64_t> lengths_of(const Tensor& t) {
   return out;
 }
 
+std::string percent(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100 * fraction);
+  return buf;
+}
+
 std::shared_ptr<const Corpus> load_corpus(const std::string& src, const std::string& tgt, const Tokenizer& tok,
                                           const Vocabulary& sv, const Vocabulary& tv, int64_t max_len) {
   const TokenizedCorpus text = tokenize_corpus(read_parallel(src, tgt), tok);
@@ -39,7 +46,7 @@ std::string checkpoint_name(const std::string& parameter_name) {
 
 NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<void(const std::string&)>& log,
                  std::optional<std::pair<Vocabulary, Vocabulary>> vocabs)
-    : cfg_(cfg), group_(group), device_(group.device()) {
+    : cfg_(cfg), group_(group), device_(group.device()), log_(log) {
   const Tokenizer tokenizer(TokenizerOptions{cfg.data.lowercase});
   LUONG_CHECK(!cfg.data.train_src.empty() && !cfg.data.train_tgt.empty(),
               "data.train_src and data.train_tgt must name the training files");
@@ -78,11 +85,17 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   bo.batch_size = cfg.train.batch_size;
   bo.by = parse_batch_by(cfg.train.batch_by);
   bo.pool_batches = cfg.data.pool_batches;
+  bo.sort_key = parse_sort_key(cfg.data.sort_by);
   bo.seed = cfg.seed;
   bo.world_size = group.size();
   bo.rank = group.rank();
   iterator_ = std::make_unique<BatchIterator>(train_, bo);
   batches_per_epoch_ = iterator_->batches_in_epoch();
+  // Padding is computed work that trains nothing: say how much the batching leaves (the first epoch's plan;
+  // every epoch's is alike).
+  const PlanPadding pad = padding_of(*train_, plan_epoch(*train_, bo, 0));
+  log(str("batches: ", batches_per_epoch_, " an epoch, pools sorted by ", cfg.data.sort_by, "; padding ",
+          percent(pad.src_fraction()), " of source and ", percent(pad.tgt_fraction()), " of target positions"));
 
   ModelConfig mc = cfg.model;
   mc.src_vocab = src_vocab_.size();
@@ -165,7 +178,8 @@ std::vector<double> evaluate_batch_losses(const NmtModel& model, const Corpus& c
   for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
   // Length-sorted batches pad less; the summed loss does not depend on the order.
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return corpus.examples[static_cast<size_t>(a)].src.size() < corpus.examples[static_cast<size_t>(b)].src.size();
+    return sorts_before(corpus.examples[static_cast<size_t>(a)], corpus.examples[static_cast<size_t>(b)],
+                        SortKey::longer_side);
   });
   const int64_t batches = (n + batch_size - 1) / batch_size;
   std::vector<double> out(static_cast<size_t>(2 * batches), 0.0);
@@ -209,6 +223,7 @@ void NmtTask::save_state(StateDict& out) const {
   out.ints["data/epoch"] = s.epoch;
   out.ints["data/index"] = s.index;
   out.ints["data/step"] = step_;
+  out.strings["data/sort_by"] = sort_key_name(iterator_->options().sort_key);
   out.strings["vocab/src"] = join_string_list(src_vocab_.to_tokens());
   out.strings["vocab/tgt"] = join_string_list(tgt_vocab_.to_tokens());
 }
@@ -222,6 +237,19 @@ void NmtTask::load_state(const StateDict& in, const std::string& source) {
   StateDict dest;
   for (const auto& [name, v] : model_->named_parameters()) dest.tensors[checkpoint_name(name)] = v.data();
   load_tensors_into(view, dest, "model/");
+  // The plan of an epoch depends on the sort key, so a resumed run keeps the one it started with; checkpoints
+  // written before the key existed sorted by source length.
+  const auto saved_key = in.strings.find("data/sort_by");
+  const SortKey key = parse_sort_key(saved_key == in.strings.end() ? "source" : saved_key->second);
+  if (key != iterator_->options().sort_key) {
+    log_(str("warning: data.sort_by: the run keeps the batch order it started with (", sort_key_name(key), ", from ",
+             source, "), not the config's ", sort_key_name(iterator_->options().sort_key),
+             ", so that it stays the run it was; a new run uses the config's"));
+    BatchingOptions bo = iterator_->options();
+    bo.sort_key = key;
+    iterator_ = std::make_unique<BatchIterator>(train_, bo);
+    batches_per_epoch_ = iterator_->batches_in_epoch();
+  }
   iterator_->set_state({in.ints.at("data/epoch"), in.ints.at("data/index")});
   step_ = in.ints.at("data/step");
 }

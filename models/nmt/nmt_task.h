@@ -4,6 +4,7 @@
 // Generator(seed + r * kRankStride, s << 32), a pure function of (seed, rank, step). The dropout stream
 // therefore needs no saved state to resume exactly, and it differs per rank but is reproducible.
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,6 +58,7 @@ class NmtTask : public TrainTask {
   std::optional<Batch> batch_;
   int64_t batches_per_epoch_ = 0;
   int64_t step_ = 0;  // steps taken, for the dropout stream
+  std::function<void(const std::string&)> log_;
 };
 
 // Parameter name "encoder.lstm.0.weight_ih" -> checkpoint path "model/encoder/lstm/0/weight_ih".
@@ -65,9 +67,9 @@ std::string checkpoint_name(const std::string& parameter_name);
 // The summed loss and token count of `model` over `corpus` (teacher forcing, eval mode, no gradients).
 ValidationResult evaluate_loss(const NmtModel& model, const Corpus& corpus, int64_t batch_size, Device device);
 
-// The same pass, split over the processes of a job: the corpus is cut into length-sorted batches of
-// `batch_size` exactly as evaluate_loss does, and rank r computes batches r, r + world, ... Returns one
-// (loss sum, tokens) pair per batch, zero for other ranks' batches, so that an all-reduce gives every
+// The same pass, split over the processes of a job: the corpus is sorted (SortKey::longer_side) and cut into
+// batches of `batch_size` exactly as evaluate_loss does, and rank r computes batches r, r + world, ... Returns
+// one (loss sum, tokens) pair per batch, zero for other ranks' batches, so that an all-reduce gives every
 // batch's values and summing them in batch order (sum_batch_losses) gives, bit for bit, what evaluate_loss
 // gives on one process: validation costs 1/world of the time and its result does not depend on world.
 std::vector<double> evaluate_batch_losses(const NmtModel& model, const Corpus& corpus, int64_t batch_size,

@@ -63,7 +63,7 @@ TEST(PlanEpoch, BySentencesCoversEveryExampleOnceInFullBatches) {
 
 TEST(PlanEpoch, BatchesAreLengthSortedAndLengthsAreBucketed) {
   auto c = testing::varied_corpus(2000);
-  BatchingOptions o{.batch_size = 20, .pool_batches = 10, .seed = 1};
+  BatchingOptions o{.batch_size = 20, .pool_batches = 10, .sort_key = SortKey::source, .seed = 1};
   const EpochPlan p = plan_epoch(*c, o, 0);
   double spread_sum = 0;
   for (const auto& b : p.batches) {
@@ -74,6 +74,63 @@ TEST(PlanEpoch, BatchesAreLengthSortedAndLengthsAreBucketed) {
   // Sorting a pool of 200 lengths in [1, 30] leaves batches of 20 spanning ~3 lengths, far below an
   // unsorted batch's ~27; a plan without bucketing fails this.
   EXPECT_LT(spread_sum / static_cast<double>(p.batches.size()), 6.0);
+}
+
+TEST(PlanEpoch, TheLongerSideOrderPadsBothSidesWhereTheSourceOrderPadsTheTarget) {
+  EXPECT_EQ(BatchingOptions{}.sort_key, SortKey::longer_side);
+  auto c = testing::varied_corpus(2000);  // source and target lengths drawn independently
+  const EpochPlan longer = plan_epoch(*c, {.batch_size = 20, .pool_batches = 10, .seed = 1}, 0);
+  const EpochPlan source =
+      plan_epoch(*c, {.batch_size = 20, .pool_batches = 10, .sort_key = SortKey::source, .seed = 1}, 0);
+  expect_permutation_of_corpus(longer, 2000);
+  for (const auto& b : longer.batches)
+    for (size_t i = 1; i < b.size(); ++i)
+      EXPECT_FALSE(sorts_before(c->examples[b[i]], c->examples[b[i - 1]], SortKey::longer_side));
+  // Sorted by source length a batch's targets span nearly the whole range of lengths (this corpus draws the
+  // two sides independently); sorted by the longer side neither side is far from the batch's longest. The
+  // target side, where most of a step's work is, pads far less; both sides together pad less too.
+  const PlanPadding l = padding_of(*c, longer), s = padding_of(*c, source);
+  EXPECT_LT(l.tgt_padded, s.tgt_padded * 8 / 10);
+  EXPECT_LT(l.src_padded + l.tgt_padded, s.src_padded + s.tgt_padded);
+}
+
+TEST(PlanPadding, CountsRealAndPaddedPositionsOfEachSide) {
+  Corpus c;
+  for (auto [src, tgt] : {std::pair{2, 5}, std::pair{4, 1}, std::pair{3, 3}}) {
+    Example e;
+    e.src.assign(static_cast<size_t>(src), 7);
+    e.tgt.assign(static_cast<size_t>(tgt), 8);
+    c.examples.push_back(e);
+  }
+  const PlanPadding p = padding_of(c, EpochPlan{{{0, 1}, {2}}});
+  // Batch {0, 1}: sources 2 + 4 padded to 2 x 4, decoder steps 6 + 2 padded to 2 x 6; batch {2}: 3 and 4.
+  EXPECT_EQ(p.src_real, 9);
+  EXPECT_EQ(p.src_padded, 11);
+  EXPECT_EQ(p.tgt_real, 12);
+  EXPECT_EQ(p.tgt_padded, 16);
+  EXPECT_DOUBLE_EQ(p.src_fraction(), 2.0 / 11.0);
+  EXPECT_DOUBLE_EQ(p.tgt_fraction(), 4.0 / 16.0);
+  EXPECT_EQ(padding_of(c, EpochPlan{}).tgt_fraction(), 0.0);
+}
+
+TEST(SortKey, OrdersByTheLongerSideThenTargetThenSource) {
+  auto ex = [](size_t src, size_t tgt) {
+    Example e;
+    e.src.assign(src, 5);
+    e.tgt.assign(tgt, 6);
+    return e;
+  };
+  // example_cost = max(src, tgt + 1)
+  EXPECT_TRUE(sorts_before(ex(9, 2), ex(3, 9), SortKey::longer_side));  // cost 9 before cost 10
+  EXPECT_FALSE(sorts_before(ex(3, 9), ex(9, 2), SortKey::longer_side));
+  EXPECT_TRUE(sorts_before(ex(9, 5), ex(4, 8), SortKey::longer_side));   // cost 9 both: target 5 first
+  EXPECT_TRUE(sorts_before(ex(7, 8), ex(9, 8), SortKey::longer_side));   // cost 9, target 8: source 7 first
+  EXPECT_FALSE(sorts_before(ex(9, 8), ex(9, 8), SortKey::longer_side));  // a strict order
+  EXPECT_TRUE(sorts_before(ex(3, 9), ex(9, 2), SortKey::source));
+  EXPECT_TRUE(sorts_before(ex(4, 2), ex(4, 3), SortKey::source));
+  EXPECT_EQ(parse_sort_key("source"), SortKey::source);
+  EXPECT_EQ(parse_sort_key(sort_key_name(SortKey::longer_side)), SortKey::longer_side);
+  EXPECT_ERROR_HAS(parse_sort_key("target"), "'target' is not one of: longer_side, source");
 }
 
 TEST(PlanEpoch, ByTokensRespectsThePaddedBudget) {

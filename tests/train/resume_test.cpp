@@ -89,6 +89,46 @@ TEST_F(ResumeTest, KilledAndResumedRunEqualsUninterruptedRun) {
   expect_bitwise_equal(reference, model_of(checkpoint_path(killed, 120)));
 }
 
+// A checkpoint written before data.sort_by existed (no data/sort_by entry) was made with the source-length
+// order; resumed under the new default it must keep that order, or the rest of its epoch would walk another
+// plan (pairs seen twice, others skipped) and the run would no longer equal an uninterrupted one.
+TEST_F(ResumeTest, ACheckpointWithoutASortKeyResumesInSourceOrder) {
+  // The toy task's targets are as long as their sources, which both orders sort alike: lengthen target i by
+  // i % 5 words, so that they do not.
+  const std::string data = fresh_dir("resume_sort_data");
+  {
+    std::ifstream in(data_ + "/train.tgt");
+    std::ofstream out(data + "/train.tgt");
+    std::string line;
+    for (int i = 0; std::getline(in, line); ++i) {
+      for (int k = 0; k < i % 5; ++k) line += " " + line.substr(0, line.find(' '));
+      out << line << "\n";
+    }
+  }
+  const std::string source_order =
+      "--set data.train_tgt=" + data + "/train.tgt --set data.sort_by=source --set train.valid_every=0";
+  const std::string straight = fresh_dir("resume_sort_straight");
+  ASSERT_EQ(run_luong(train_args(straight, source_order + " --set train.max_steps=40")).status, 0);
+
+  const std::string old = fresh_dir("resume_sort_old");
+  ASSERT_EQ(run_luong(train_args(old, source_order + " --set train.max_steps=20")).status, 0);
+  for (const auto& file : list_checkpoints(old)) {  // as a checkpoint of the earlier format would be
+    Checkpoint c = load_checkpoint(file.path);
+    ASSERT_EQ(c.state.strings.erase("data/sort_by"), 1u) << "the trainer should save its sort key";
+    for (const char* written_by_the_writer : {"luong_version", "created"}) c.metadata.erase(written_by_the_writer);
+    save_checkpoint(file.path, c.state, c.metadata);
+  }
+  const RunResult resumed = run_luong(train_args(old, "--set data.train_tgt=" + data +
+                                                          "/train.tgt --set train.valid_every=0 "
+                                                          "--set train.max_steps=40 --resume auto"));
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("keeps the batch order it started with (source"), std::string::npos) << resumed.output;
+  expect_bitwise_equal(model_of(checkpoint_path(straight, 40)), model_of(checkpoint_path(old, 40)));
+
+  // And the key is saved: a checkpoint of this version resumes in the order it was made with.
+  EXPECT_EQ(load_checkpoint(checkpoint_path(old, 40)).state.strings.at("data/sort_by"), "source");
+}
+
 // "valid" records of metrics.jsonl, as (step, epoch, ppl) in file order.
 std::vector<std::tuple<int64_t, int64_t, double>> valid_records(const std::string& run_dir) {
   std::vector<std::tuple<int64_t, int64_t, double>> out;

@@ -56,13 +56,11 @@ void cut_pool(const Corpus& c, const std::vector<int64_t>& pool, const BatchingO
 // gathered until they hold N pairs, and what remains at the end joins the last batch. So no pair is ever
 // left out and every epoch's plan can be shared whatever the shuffle drew; only a corpus of fewer than N
 // pairs cannot (BatchIterator refuses it).
-void merge_unshardable(EpochPlan& plan, const Corpus& c, int world_size) {
+void merge_unshardable(EpochPlan& plan, const Corpus& c, int world_size, SortKey key) {
   auto small = [&](const std::vector<int64_t>& b) { return static_cast<int64_t>(b.size()) < world_size; };
   auto sort_by_length = [&](std::vector<int64_t>& b) {  // shards of a merged batch stay of similar lengths
     std::stable_sort(b.begin(), b.end(), [&](int64_t i, int64_t j) {
-      const Example& x = c.examples[static_cast<size_t>(i)];
-      const Example& y = c.examples[static_cast<size_t>(j)];
-      return x.src.size() != y.src.size() ? x.src.size() < y.src.size() : x.tgt.size() < y.tgt.size();
+      return sorts_before(c.examples[static_cast<size_t>(i)], c.examples[static_cast<size_t>(j)], key);
     });
   };
   std::vector<std::vector<int64_t>> out;
@@ -98,8 +96,48 @@ BatchBy parse_batch_by(const std::string& name) {
   LUONG_FAIL("batch_by: '", name, "' is not one of: sentences, tokens");
 }
 
+SortKey parse_sort_key(const std::string& name) {
+  if (name == "longer_side") return SortKey::longer_side;
+  if (name == "source") return SortKey::source;
+  LUONG_FAIL("sort_by: '", name, "' is not one of: longer_side, source");
+}
+
+const char* sort_key_name(SortKey key) { return key == SortKey::longer_side ? "longer_side" : "source"; }
+
+bool sorts_before(const Example& x, const Example& y, SortKey key) {
+  const size_t xs = x.src.size(), ys = y.src.size(), xt = x.tgt.size(), yt = y.tgt.size();
+  if (key == SortKey::source) return xs != ys ? xs < ys : xt < yt;
+  const int64_t xc = example_cost(x), yc = example_cost(y);
+  if (xc != yc) return xc < yc;
+  return xt != yt ? xt < yt : xs < ys;
+}
+
 int64_t example_cost(const Example& e) {
   return std::max<int64_t>(static_cast<int64_t>(e.src.size()), static_cast<int64_t>(e.tgt.size()) + 1);
+}
+
+double PlanPadding::src_fraction() const {
+  return src_padded > 0 ? static_cast<double>(src_padded - src_real) / static_cast<double>(src_padded) : 0.0;
+}
+
+double PlanPadding::tgt_fraction() const {
+  return tgt_padded > 0 ? static_cast<double>(tgt_padded - tgt_real) / static_cast<double>(tgt_padded) : 0.0;
+}
+
+PlanPadding padding_of(const Corpus& corpus, const EpochPlan& plan) {
+  PlanPadding p;
+  for (const auto& batch : plan.batches) {
+    int64_t src_max = 0, tgt_max = 0;
+    for (int64_t i : batch) {
+      const Example& e = corpus.examples[static_cast<size_t>(i)];
+      const auto s = static_cast<int64_t>(e.src.size()), t = static_cast<int64_t>(e.tgt.size()) + 1;
+      p.src_real += s, p.tgt_real += t;
+      src_max = std::max(src_max, s), tgt_max = std::max(tgt_max, t);
+    }
+    p.src_padded += src_max * static_cast<int64_t>(batch.size());
+    p.tgt_padded += tgt_max * static_cast<int64_t>(batch.size());
+  }
+  return p;
 }
 
 EpochPlan plan_epoch(const Corpus& corpus, const BatchingOptions& o, int64_t epoch) {
@@ -114,10 +152,7 @@ EpochPlan plan_epoch(const Corpus& corpus, const BatchingOptions& o, int64_t epo
   if (o.shuffle) philox_shuffle(order, g);
 
   auto by_length = [&](int64_t a, int64_t b) {
-    const Example& x = corpus.examples[static_cast<size_t>(a)];
-    const Example& y = corpus.examples[static_cast<size_t>(b)];
-    if (x.src.size() != y.src.size()) return x.src.size() < y.src.size();
-    return x.tgt.size() < y.tgt.size();
+    return sorts_before(corpus.examples[static_cast<size_t>(a)], corpus.examples[static_cast<size_t>(b)], o.sort_key);
   };
   const int64_t pool_budget = o.pool_batches * o.batch_size * o.world_size;
   EpochPlan plan;
@@ -135,7 +170,7 @@ EpochPlan plan_epoch(const Corpus& corpus, const BatchingOptions& o, int64_t epo
     if (pool_used >= pool_budget) close_pool();
   }
   if (!pool.empty()) close_pool();
-  if (o.world_size > 1) merge_unshardable(plan, corpus, o.world_size);
+  if (o.world_size > 1) merge_unshardable(plan, corpus, o.world_size, o.sort_key);
   if (o.shuffle) philox_shuffle(plan.batches, g);
   return plan;
 }
