@@ -1,11 +1,12 @@
 // `luong eval`: perplexity (teacher-forced) and BLEU of beam-search translations of a checkpoint.
 //   luong eval --checkpoint run/best.h5 --src test.en --ref test.de [--beam 5] [--json]
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
 #include "framework/core/precision.h"
 #include "launch/commands.h"

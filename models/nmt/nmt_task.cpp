@@ -1,10 +1,10 @@
 #include "models/nmt/nmt_task.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <tuple>
+
+#include <unistd.h>
 
 #include "framework/core/precision.h"
 #include "framework/io/checkpoint.h"
@@ -93,7 +93,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   batches_per_epoch_ = iterator_->batches_in_epoch();
   // Padding is computed work that trains nothing: say how much the batching leaves (the first epoch's plan;
   // every epoch's is alike).
-  const PlanPadding pad = padding_of(*train_, plan_epoch(*train_, bo, 0));
+  const PlanPadding pad = iterator_->padding();
   log(str("batches: ", batches_per_epoch_, " an epoch, pools sorted by ", cfg.data.sort_by, "; padding ",
           percent(pad.src_fraction()), " of source and ", percent(pad.tgt_fraction()), " of target positions"));
 

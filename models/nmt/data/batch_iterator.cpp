@@ -24,6 +24,8 @@ const EpochPlan& BatchIterator::plan() {
 
 int64_t BatchIterator::batches_in_epoch() { return static_cast<int64_t>(plan().batches.size()); }
 
+PlanPadding BatchIterator::padding() { return padding_of(*corpus_, plan()); }
+
 void BatchIterator::set_state(const IteratorState& s) {
   if (s.epoch < 0 || s.index < 0)
     LUONG_FAIL("the saved data position (epoch ", s.epoch + 1, ", batch ", s.index, ") is invalid");
