@@ -10,6 +10,8 @@
 // g = 1) and hands them over. The GEMMs are the same as backward would run, split along the rows; the
 // saved state is (N, H) + (H, V) + (V) instead of (N, V). Equal to the composition to float rounding
 // (tests/ops/linear_cross_entropy_test.cpp, chunked and whole).
+#include <algorithm>
+
 #include "framework/autograd/node.h"
 #include "framework/kernels/cpu/amx_bf16_gemm.h"
 #include "framework/kernels/dispatch.h"
@@ -34,6 +36,33 @@ int64_t default_chunk_rows(Device dev, int64_t vocab) {
   return rows >= 64 ? rows / 64 * 64 : rows;
 }
 
+// The rows of x (rows, cols) whose target is not ignore_index, and those targets, packed in order.
+template <class T>
+void gather_kept_rows(int64_t rows, int64_t cols, const T* x, const int64_t* targets, int64_t ignore_index, T* x_kept,
+                      int64_t* targets_kept) {
+  for (int64_t r = 0; r < rows; ++r) {
+    if (targets[r] == ignore_index) continue;
+    std::copy_n(x + r * cols, cols, x_kept);
+    x_kept += cols;
+    *targets_kept++ = targets[r];
+  }
+}
+
+// The inverse for a gradient: kept rows back to their places, zero rows where the target is ignored.
+template <class T>
+void scatter_kept_rows(int64_t rows, int64_t cols, const int64_t* targets, int64_t ignore_index, const T* kept,
+                       T* out) {
+  for (int64_t r = 0; r < rows; ++r) {
+    T* row = out + r * cols;
+    if (targets[r] == ignore_index) {
+      std::fill_n(row, cols, T(0));
+      continue;
+    }
+    std::copy_n(kept, cols, row);
+    kept += cols;
+  }
+}
+
 struct LinearCrossEntropyOp : Node {
   // Gradients for g = 1, computed in forward (undefined where the input needs none).
   Tensor dx, dw, db;
@@ -54,7 +83,12 @@ struct LinearCrossEntropyOp : Node {
     const Device dev = x.device();
     const DType dt = x.dtype();
     if (chunk_rows == 0) chunk_rows = default_chunk_rows(dev, vocab);
-    chunk_rows = std::min(chunk_rows, std::max<int64_t>(rows, 1));
+    // Rows whose target is ignore_index (a batch's padding) add nothing to the loss or to any gradient: their
+    // dz row is zero. On a CPU they are left out of the three GEMMs: the kept rows of x and their targets are
+    // gathered, the chunks run over those, and their dx rows are scattered back between zero rows. On a GPU
+    // the targets live on the device and the row count of a GEMM on the host, so every row is kept there.
+    const bool skip_ignored = dev.is_cpu() && tokens >= 0 && tokens < rows;
+    const int64_t kept = skip_ignored ? tokens : rows;
 
     auto node = std::make_shared<LinearCrossEntropyOp>();
     const bool record = Node::should_record({&x, &w, &b});
@@ -63,11 +97,19 @@ struct LinearCrossEntropyOp : Node {
     const bool want_db = record && b.defined() && b.requires_grad();
     if (want_dx) node->dx = Tensor::empty({rows, in_dim}, dt, dev);
     if (want_dw)  // the first chunk's GEMM writes it with beta = 0; with no rows it stays zero
-      node->dw = rows > 0 ? Tensor::empty({in_dim, vocab}, dt, dev) : Tensor::zeros({in_dim, vocab}, dt, dev);
+      node->dw = kept > 0 ? Tensor::empty({in_dim, vocab}, dt, dev) : Tensor::zeros({in_dim, vocab}, dt, dev);
     if (want_db) node->db = Tensor::zeros({vocab}, dt, dev);
 
+    Tensor x_kept, targets_kept, dx_kept;
+    if (skip_ignored) {
+      x_kept = Tensor::empty({kept, in_dim}, dt, dev);
+      targets_kept = Tensor::empty({kept}, DType::i64, dev);
+      if (want_dx) dx_kept = Tensor::empty({kept, in_dim}, dt, dev);
+    }
+    if (chunk_rows > kept) chunk_rows = std::max<int64_t>(kept, 1);
+
     Tensor z = Tensor::empty({chunk_rows, vocab}, dt, dev);
-    Tensor row_loss = Tensor::empty({rows}, dt, dev);
+    Tensor row_loss = Tensor::empty({kept}, dt, dev);
     // On CUDA under bf16 the weight is converted once for the chunks' forward and dx products instead of
     // twice per chunk (ops/weight_gemm.h), and on a CPU with AMX under bf16 packed once into bf16 panels. The
     // CPU multiplies it unpacked in float32: packing the generator's weight once measured slower there
@@ -78,23 +120,32 @@ struct LinearCrossEntropyOp : Node {
       using T = decltype(t);
       const T* px = x.data().data<T>();
       const int64_t* pt = targets.data<int64_t>();
+      T* pdx = want_dx ? node->dx.template data<T>() : nullptr;
+      if (skip_ignored) {
+        gather_kept_rows(rows, in_dim, px, pt, ignore_index, x_kept.data<T>(), targets_kept.data<int64_t>());
+        px = x_kept.data<T>();
+        pt = targets_kept.data<int64_t>();
+        if (want_dx) pdx = dx_kept.data<T>();
+      }
       T* pz = z.data<T>();
       const T* pb = b.defined() ? b.data().data<T>() : nullptr;
       const bool want_grads = want_dx || want_dw || want_db;
-      for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
-        const int64_t n = std::min(chunk_rows, rows - r0);
+      for (int64_t r0 = 0; r0 < kept; r0 += chunk_rows) {
+        const int64_t n = std::min(chunk_rows, kept - r0);
         weight_gemm<T>(false, n, vocab, in_dim, px + r0 * in_dim, w.data(), T(0), pz, w_copy);
         // Bias, loss and, when a backward pass may follow, the chunk's dz = p - q (g = 1), row by row.
         LUONG_KERNEL(dev, cross_entropy_inplace<T>, n, vocab, pz, pb, pt + r0, ignore_index, static_cast<T>(eps),
                      row_loss.data<T>() + r0, want_grads);
         if (!want_grads) continue;
         if (want_dx)  // dx rows (n, H) = dz (n, V) W^T
-          weight_gemm<T>(true, n, in_dim, vocab, pz, w.data(), T(0), node->dx.template data<T>() + r0 * in_dim, w_copy);
+          weight_gemm<T>(true, n, in_dim, vocab, pz, w.data(), T(0), pdx + r0 * in_dim, w_copy);
         if (want_dw)  // dW (H, V) = x_rows^T dz for the first chunk, += for the others (no zero-fill pass)
           LUONG_KERNEL(dev, gemm<T>, true, false, in_dim, vocab, n, T(1), px + r0 * in_dim, pz, T(r0 == 0 ? 0 : 1),
                        node->dw.template data<T>());
         if (want_db) LUONG_KERNEL(dev, sum_rows_accumulate<T>, n, vocab, pz, node->db.template data<T>());
       }
+      if (skip_ignored && want_dx)
+        scatter_kept_rows(rows, in_dim, targets.data<int64_t>(), ignore_index, pdx, node->dx.template data<T>());
     });
     Tensor total = sum_all_scalar(row_loss);  // stays on the device
     std::vector<Variable> inputs{x, w};

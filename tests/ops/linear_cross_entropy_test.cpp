@@ -105,6 +105,54 @@ TEST(LinearCrossEntropy, NoRowsGiveZeroLossAndZeroGradients) {
   EXPECT_EQ(max_abs(b.grad()), 0.0);
 }
 
+// Rows whose target is ignored (a batch's padding) are left out of the generator's products on a CPU: the
+// result equals the composition over the kept rows alone, whatever the ignored rows of x hold (here NaN and
+// infinity, which any product reading them would carry into dW as NaN), their dx rows are exactly zero, and a batch
+// with every row ignored gives zero loss and zero gradients.
+TEST(LinearCrossEntropy, IgnoredRowsAreLeftOutOfEveryProduct) {
+  Generator g(37);
+  const int64_t N = 9, H = 5, V = 11;
+  const std::vector<int64_t> targets{3, -1, 0, 10, -1, -1, 5, 0, -1};
+  const std::vector<Variable> full{random_leaf(g, {N, H}, -2, 2), random_leaf(g, {H, V}), random_leaf(g, {V})};
+  std::vector<double> x = full[0].data().to_vector(), x_kept;
+  std::vector<int64_t> targets_kept;
+  for (int64_t r = 0; r < N; ++r) {
+    if (targets[static_cast<size_t>(r)] == -1) {
+      for (int64_t c = 0; c < H; ++c) x[static_cast<size_t>(r * H + c)] = r == 1 ? std::nan("") : HUGE_VAL;
+      continue;
+    }
+    x_kept.insert(x_kept.end(), x.begin() + r * H, x.begin() + (r + 1) * H);
+    targets_kept.push_back(targets[static_cast<size_t>(r)]);
+  }
+  const int64_t kept = static_cast<int64_t>(targets_kept.size());
+  const std::vector<Variable> in{Variable(Tensor::from(x, {N, H}, DType::f64), true), full[1], full[2]};
+  const std::vector<Variable> in_kept{Variable(Tensor::from(x_kept, {kept, H}, DType::f64), true), full[1], full[2]};
+  const Result composed = run(false, in_kept, targets_kept, 0.1, DType::f64);
+  for (int64_t chunk : {1, 2, 100}) {
+    const Result fused = run(true, in, targets, 0.1, DType::f64, chunk);
+    EXPECT_EQ(fused.tokens, kept);
+    EXPECT_NEAR(fused.loss, composed.loss, 1e-12) << "chunk " << chunk;
+    for (const Tensor& grad : fused.grads)  // (max_abs_diff would pass over a NaN)
+      for (double v : grad.to_vector()) ASSERT_TRUE(std::isfinite(v)) << "chunk " << chunk;
+    EXPECT_LT(max_abs_diff(fused.grads[1], composed.grads[1]), 1e-13) << "dW, chunk " << chunk;
+    EXPECT_LT(max_abs_diff(fused.grads[2], composed.grads[2]), 1e-13) << "db, chunk " << chunk;
+    const std::vector<double> dx = fused.grads[0].to_vector(), dx_kept = composed.grads[0].to_vector();
+    size_t next = 0;
+    for (int64_t r = 0; r < N; ++r)
+      for (int64_t c = 0; c < H; ++c) {
+        const double got = dx[static_cast<size_t>(r * H + c)];
+        if (targets[static_cast<size_t>(r)] == -1)
+          EXPECT_EQ(got, 0.0) << "ignored row " << r << ", chunk " << chunk;
+        else
+          EXPECT_NEAR(got, dx_kept[next++], 1e-13) << "row " << r << ", chunk " << chunk;
+      }
+  }
+  const Result none = run(true, in, std::vector<int64_t>(N, -1), 0.1, DType::f64);
+  EXPECT_EQ(none.tokens, 0);
+  EXPECT_EQ(none.loss, 0.0);
+  for (const Tensor& grad : none.grads) EXPECT_EQ(max_abs(grad), 0.0);
+}
+
 TEST(LinearCrossEntropy, Float32WithinParityOfFloat64) {
   Generator g(32);
   const int64_t N = 37, H = 29, V = 8003;
