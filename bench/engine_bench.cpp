@@ -245,6 +245,9 @@ int main(int argc, char** argv) {
       "\n## The cores' float32 FMA peak (bench/fma_peak.h)\n\n| ISA | 1 thread GFLOP/s | %d threads GFLOP/s | clock "
       "(dependent adds) GHz |\n|---|---|---|---|\n| %s | %.1f | %.1f | %.2f |\n",
       peak.threads, peak.isa, peak.one_thread, peak.all_threads, peak.ghz);
+  if (peak.bf16_dot_one_thread > 0)
+    std::printf("| avx512_bf16 dot products (VDPBF16PS) | %.1f | %.1f | |\n", peak.bf16_dot_one_thread,
+                peak.bf16_dot_all_threads);
   Generator g(1);
   gemm_rows(g);
   packed_gemm_rows(g);

@@ -47,6 +47,21 @@ __attribute__((target("avx512f"), noinline)) void chains_avx512(long n) {
   asm volatile("vzeroupper");
 }
 
+// The same twelve chains of AVX512-BF16 dot products (each 16 lanes x 2 products x 2 flops).
+#define LUONG_DPBF16_12                                                          \
+  "vdpbf16ps %%zmm14, %%zmm15, %%zmm0\n\tvdpbf16ps %%zmm14, %%zmm15, %%zmm1\n\t" \
+  "vdpbf16ps %%zmm14, %%zmm15, %%zmm2\n\tvdpbf16ps %%zmm14, %%zmm15, %%zmm3\n\t" \
+  "vdpbf16ps %%zmm14, %%zmm15, %%zmm4\n\tvdpbf16ps %%zmm14, %%zmm15, %%zmm5\n\t" \
+  "vdpbf16ps %%zmm14, %%zmm15, %%zmm6\n\tvdpbf16ps %%zmm14, %%zmm15, %%zmm7\n\t" \
+  "vdpbf16ps %%zmm14, %%zmm15, %%zmm8\n\tvdpbf16ps %%zmm14, %%zmm15, %%zmm9\n\t" \
+  "vdpbf16ps %%zmm14, %%zmm15, %%zmm10\n\tvdpbf16ps %%zmm14, %%zmm15, %%zmm11\n\t"
+
+__attribute__((target("avx512f,avx512bf16"), noinline)) void chains_bf16_dot(long n) {
+  asm volatile("vpxord %%zmm14, %%zmm14, %%zmm14\n\tvpxord %%zmm15, %%zmm15, %%zmm15" ::: "xmm14", "xmm15");
+  for (long i = 0; i < n; ++i) asm volatile(LUONG_DPBF16_12::: LUONG_FMA_CLOBBERS);
+  asm volatile("vzeroupper");
+}
+
 __attribute__((noinline)) long add_chain(long n) {
   long x = 0;
   for (long i = 0; i < n; ++i) asm volatile("add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0" : "+r"(x));
@@ -87,6 +102,14 @@ FmaPeak measure_fma_peak() {
     p.all_threads = best_rate(flop * p.threads, [&] {
 #pragma omp parallel
       chains(kIterations);
+    });
+  }
+  if (__builtin_cpu_supports("avx512bf16")) {
+    const double dot_flop = 64.0 * kChains * static_cast<double>(kIterations);
+    p.bf16_dot_one_thread = best_rate(dot_flop, [&] { chains_bf16_dot(kIterations); });
+    p.bf16_dot_all_threads = best_rate(dot_flop * p.threads, [&] {
+#pragma omp parallel
+      chains_bf16_dot(kIterations);
     });
   }
   p.ghz = best_rate(4.0 * kIterations, [&] {

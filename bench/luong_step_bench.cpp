@@ -250,7 +250,9 @@ nlohmann::json run(const BenchArgs& a) {
                          {"threads", p.threads},
                          {"one_thread_gflops", p.one_thread},
                          {"all_threads_gflops", p.all_threads},
-                         {"ghz", p.ghz}};
+                         {"ghz", p.ghz},
+                         {"bf16_dot_one_thread_gflops", p.bf16_dot_one_thread},
+                         {"bf16_dot_all_threads_gflops", p.bf16_dot_all_threads}};
   }
   r["startup_rss_mb"] = startup_rss_mb;
   // The tensors' own high-water mark in the timed steps (size-class rounded), and what the caching allocator
