@@ -13,7 +13,9 @@ the median of its timed windows; with --rounds > 1 each configuration keeps its 
 disturbed one on a shared machine). Ratios are luong against the best PyTorch setting.
 
 PyTorch settings are `torch_threads:blas_threads` pairs: torch.set_num_threads(torch_threads) with
-OMP/MKL/OPENBLAS_NUM_THREADS=blas_threads in the environment; `2:2p` also sets OMP_WAIT_POLICY=PASSIVE. luong runs with its own defaults
+OMP/MKL/OPENBLAS_NUM_THREADS=blas_threads in the environment; `2:2p` also sets OMP_WAIT_POLICY=PASSIVE. Where
+the system OpenBLAS falls back to generic kernels on this CPU, PyTorch gets the core type luong sets for itself
+(bench/openblas_core.py; --torch-openblas-core none to see the fallback). luong runs with its own defaults
 (framework/core/process_setup.h) unless --luong-threads is given. With --torch-python every setting runs
 under each interpreter's torch, and a line per PyTorch build (version and BLAS) follows the table.
 """
@@ -26,6 +28,8 @@ import platform
 import subprocess
 import sys
 import time
+
+import openblas_core  # bench/openblas_core.py (this script's directory is on sys.path)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THREAD_VARS = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -63,7 +67,7 @@ def configurations(a, luong_bin):
     """(label, command, environment) for every process to run in one round."""
     dev = ["--device", a.device] + (["--preset", a.preset] if a.preset else [])
     out = []
-    luong_threads = a.luong_threads.split(",") if a.luong_threads else [None]
+    luong_threads = [] if a.only == "torch" else (a.luong_threads.split(",") if a.luong_threads else [None])
     for t in luong_threads:
         # Both: with OpenMP OpenBLAS, luong's process set-up calls openblas_set_num_threads(cores) when
         # OPENBLAS_NUM_THREADS is unset, which also resets OpenMP's thread count (OMP_NUM_THREADS alone
@@ -83,6 +87,8 @@ def configurations(a, luong_bin):
             passive = s.endswith("p")
             tt, bt = (int(x) for x in s.rstrip("p").split(":"))
             env = dict(a.torch_env)
+            if a.torch_core and "OPENBLAS_CORETYPE" not in env:
+                env["OPENBLAS_CORETYPE"] = a.torch_core
             if bt > 0:
                 env.update({k: str(bt) for k in THREAD_VARS})
             if passive:  # idle OpenMP threads sleep instead of spinning (luong's own default)
@@ -215,6 +221,11 @@ def main():
     ap.add_argument("--torch-env", type=key_value, action="append", default=[], metavar="KEY=VALUE",
                     help="set in every PyTorch process (repeatable), e.g. OPENBLAS_CORETYPE=SkylakeX for a "
                          "torch on OpenBLAS 0.3.21, which does not recognise this CPU")
+    ap.add_argument("--torch-openblas-core", default="auto", metavar="auto|none|CORE",
+                    help="OPENBLAS_CORETYPE for PyTorch on OpenBLAS: auto (default) sets the core luong sets for "
+                         "itself, only where OpenBLAS falls back to generic kernels on this CPU (SkylakeX or "
+                         "Haswell); none leaves OpenBLAS's own choice; a name sets that core. --torch-env "
+                         "OPENBLAS_CORETYPE=... wins over it")
     ap.add_argument("--luong-cuda-graph", choices=("off", "on", "both"), default="off",
                     help="luong's step recorded once and replayed (a CUDA graph on a GPU): off, on, or both rows")
     ap.add_argument("--luong-threads", default=None, help="comma-separated OMP_NUM_THREADS values for luong")
@@ -234,6 +245,9 @@ def main():
     if a.precision == "tf32" and not a.device.startswith("cuda"):
         ap.error("--precision tf32 needs --device cuda (a CPU has no TF32 GEMMs)")
 
+    a.torch_core = None
+    if not a.device.startswith("cuda") and a.torch_openblas_core != "none":
+        a.torch_core = openblas_core.torch_core_type() if a.torch_openblas_core == "auto" else a.torch_openblas_core
     luong_bin = None if a.only == "torch" else (a.luong_bench or find_luong_bench(a.build))
     configs = configurations(a, luong_bin)
     load_before = os.getloadavg()
