@@ -12,21 +12,27 @@ struct Philox4x32 {
   uint32_t v[4];
 };
 
+// The round's multipliers and the key's Weyl increments (Salmon et al. 2011); also read by the CPU's vector
+// version (kernels/cpu/philox_blocks.cpp), which must give these bits.
+constexpr uint32_t kPhiloxMul0 = 0xD2511F53u, kPhiloxMul1 = 0xCD9E8D57u;
+constexpr uint32_t kPhiloxWeyl0 = 0x9E3779B9u, kPhiloxWeyl1 = 0xBB67AE85u;
+constexpr int kPhiloxRounds = 10;
+
 LUONG_HOST_DEVICE inline Philox4x32 philox4x32_10(uint64_t counter_lo, uint64_t counter_hi, uint64_t seed) {
   uint32_t c0 = static_cast<uint32_t>(counter_lo), c1 = static_cast<uint32_t>(counter_lo >> 32);
   uint32_t c2 = static_cast<uint32_t>(counter_hi), c3 = static_cast<uint32_t>(counter_hi >> 32);
   uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-  for (int round = 0; round < 10; ++round) {
-    const uint64_t p0 = static_cast<uint64_t>(0xD2511F53u) * c0;
-    const uint64_t p1 = static_cast<uint64_t>(0xCD9E8D57u) * c2;
+  for (int round = 0; round < kPhiloxRounds; ++round) {
+    const uint64_t p0 = static_cast<uint64_t>(kPhiloxMul0) * c0;
+    const uint64_t p1 = static_cast<uint64_t>(kPhiloxMul1) * c2;
     const uint32_t hi0 = static_cast<uint32_t>(p0 >> 32), lo0 = static_cast<uint32_t>(p0);
     const uint32_t hi1 = static_cast<uint32_t>(p1 >> 32), lo1 = static_cast<uint32_t>(p1);
     c0 = hi1 ^ c1 ^ k0;
     c1 = lo1;
     c2 = hi0 ^ c3 ^ k1;
     c3 = lo0;
-    k0 += 0x9E3779B9u;
-    k1 += 0xBB67AE85u;
+    k0 += kPhiloxWeyl0;
+    k1 += kPhiloxWeyl1;
   }
   return {{c0, c1, c2, c3}};
 }

@@ -172,8 +172,8 @@ template <class T>
 void dropout_mask(int64_t n, float p, uint64_t seed, uint64_t offset, T* m) {
   const T scale = T(1) / (T(1) - static_cast<T>(p));
   // Element i uses lane i % 4 of Philox block offset + i / 4, exactly as philox_uniform_at (and the CUDA
-  // kernel). The blocks are made 64 at a time in vector lanes (philox_blocks), then turned into the mask by a
-  // loop that vectorises; a tile's 1 KB of words stays in L1.
+  // kernel). A tile's 64 blocks are made in vector lanes (philox_blocks), then turned into the mask by a loop
+  // that vectorises; the tile's 1 KB of words stays in L1.
   constexpr int64_t kTileBlocks = 64;
   const int64_t blocks = (n + 3) / 4;
   const int64_t tiles = (blocks + kTileBlocks - 1) / kTileBlocks;

@@ -7,10 +7,6 @@
 namespace luong::cpu {
 namespace {
 
-// The Philox multipliers and Weyl key increments (Salmon et al. 2011), as in philox4x32_10.
-constexpr uint32_t kMul0 = 0xD2511F53u, kMul1 = 0xCD9E8D57u;
-constexpr uint32_t kWeyl0 = 0x9E3779B9u, kWeyl1 = 0xBB67AE85u;
-
 // The high and low 32 bits of the 8 products x * m: VPMULUDQ multiplies the even lanes only, so the odd lanes
 // are shifted down for a second multiply and the halves blended back into place.
 __attribute__((target("avx2"))) inline void mul_hi_lo(__m256i x, __m256i m, __m256i& hi, __m256i& lo) {
@@ -41,8 +37,9 @@ __attribute__((target("avx2"))) void vector_blocks(uint64_t seed, uint64_t first
     c2[v] = _mm256_setzero_si256(), c3[v] = _mm256_setzero_si256();
   }
   uint32_t k0 = static_cast<uint32_t>(seed), k1 = static_cast<uint32_t>(seed >> 32);
-  const __m256i m0 = _mm256_set1_epi32(static_cast<int>(kMul0)), m1 = _mm256_set1_epi32(static_cast<int>(kMul1));
-  for (int round = 0; round < 10; ++round) {
+  const __m256i m0 = _mm256_set1_epi32(static_cast<int>(kPhiloxMul0)),
+                m1 = _mm256_set1_epi32(static_cast<int>(kPhiloxMul1));
+  for (int round = 0; round < kPhiloxRounds; ++round) {
     const __m256i key0 = _mm256_set1_epi32(static_cast<int>(k0)), key1 = _mm256_set1_epi32(static_cast<int>(k1));
 #pragma GCC unroll 4
     for (int v = 0; v < kVectors; ++v) {
@@ -54,8 +51,8 @@ __attribute__((target("avx2"))) void vector_blocks(uint64_t seed, uint64_t first
       c2[v] = _mm256_xor_si256(_mm256_xor_si256(hi0, c3[v]), key1);
       c3[v] = lo0;
     }
-    k0 += kWeyl0;
-    k1 += kWeyl1;
+    k0 += kPhiloxWeyl0;
+    k1 += kPhiloxWeyl1;
   }
   // Lane l of c0..c3 is block l's four words; interleave them into block order (a 4 x 8 transpose):
   // 32-bit then 64-bit unpacks give blocks (l, l + 4) per 128-bit half, the lane permutes put them in order.
