@@ -3,10 +3,11 @@
 // Order: Kahn's algorithm over "consumer" edges, starting at the root's node; among ready nodes the most
 // recently created runs first (a max-heap on creation sequence), which is deterministic and matches reverse
 // execution order, so gradient-ready hooks fire in the same order on every rank.
-#include <map>
+#include <cstdint>
 #include <queue>
 #include <unordered_map>
-#include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "framework/autograd/node.h"
 #include "framework/autograd/weight_grad_deferral.h"
@@ -16,9 +17,19 @@
 namespace luong {
 namespace {
 
+// What backward keeps per node, in one map entry: four maps (seen, pending count, order, waiting outputs)
+// cost a heap node each per graph node, and the ready queue looked the order up on every comparison; a
+// tiny model's step spent about 30% of its host time in malloc / free (docs/PERFORMANCE.md).
+struct NodeState {
+  uint64_t seq = 0;  // discovery order: consumers are found before producers
+  int pending = 0;   // consumers not yet run
+  // Interior variables this node produced, held until it runs: a consumer drops its edges once it has run,
+  // so without this the variable (and the gradient it just received) could die before its producer reads it.
+  std::vector<std::shared_ptr<VariableImpl>> waiting;
+};
+
 struct Graph {
-  std::vector<Node*> nodes;                          // in discovery order
-  std::unordered_map<Node*, int> pending_consumers;  // consumers not yet run
+  std::unordered_map<Node*, NodeState> state;        // every node reachable from the root
   std::unordered_map<VariableImpl*, int> leaf_uses;  // edges into each grad-requiring leaf
   std::unordered_map<VariableImpl*, int> uses;       // edges into every grad-requiring variable
 };
@@ -26,12 +37,12 @@ struct Graph {
 Graph discover(Node* root) {
   Graph g;
   std::vector<Node*> stack{root};
-  std::unordered_set<Node*> seen{root};
-  g.pending_consumers[root] = 0;
+  g.state.try_emplace(root);
+  uint64_t next_seq = 0;
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
-    g.nodes.push_back(n);
+    g.state.find(n)->second.seq = next_seq++;
     for (const auto& in : n->inputs()) {
       if (!in->requires_grad) continue;
       ++g.uses[in.get()];
@@ -40,8 +51,9 @@ Graph discover(Node* root) {
         continue;
       }
       Node* p = in->grad_fn.get();
-      ++g.pending_consumers[p];
-      if (seen.insert(p).second) stack.push_back(p);
+      const auto [it, first_seen] = g.state.try_emplace(p);
+      ++it->second.pending;
+      if (first_seen) stack.push_back(p);
     }
   }
   return g;
@@ -76,37 +88,31 @@ void Variable::backward(const Tensor& grad_output) const {
 
   std::shared_ptr<Node> root = impl_->grad_fn;
   Graph g = discover(root.get());
-  std::unordered_map<Node*, uint64_t> seq;  // discovery order: consumers are found before producers
-  for (Node* n : g.nodes) seq.emplace(n, seq.size());
   // Weight-gradient products of multi-use weights wait here until the weight's last consumer has run.
   WeightGradDeferral deferral(std::move(g.uses));
   // Nothing writes a parameter during backward: every step's dx = dz W^T reuses one packed W^T.
   PackedWeightScope packed_weights;
 
-  // Interior variables whose producer has not run yet. A consumer drops its edges once it has run, so
-  // without this the variable (and the gradient it just received) could die before its producer reads it.
-  std::unordered_map<Node*, std::vector<std::shared_ptr<VariableImpl>>> waiting;
-
-  // Ready nodes: those whose consumers have all run; ties broken by discovery order (deterministic).
-  auto later = [&](Node* a, Node* b) { return seq[a] > seq[b]; };
-  std::priority_queue<Node*, std::vector<Node*>, decltype(later)> ready(later);
-  ready.push(root.get());
+  // Ready nodes: those whose consumers have all run, earliest discovered first (deterministic). The queue
+  // holds each node's discovery number beside it, so ordering needs no lookup.
+  using Ready = std::pair<uint64_t, Node*>;
+  auto later = [](const Ready& a, const Ready& b) { return a.first > b.first; };
+  std::priority_queue<Ready, std::vector<Ready>, decltype(later)> ready(later);
+  ready.emplace(0, root.get());  // the root is discovered first
   while (!ready.empty()) {
-    Node* n = ready.top();
+    Node* n = ready.top().second;
     ready.pop();
+    NodeState& state = g.state.find(n)->second;  // unordered_map references stay valid: nothing is erased
     if (!deferral.empty())  // n's outputs have every contribution now: complete their deferred products
-      if (auto it = waiting.find(n); it != waiting.end())
-        for (auto& out : it->second) deferral.flush(*out);
+      for (auto& out : state.waiting) deferral.flush(*out);
     n->backward();
     auto inputs = n->inputs();  // snapshot: release() drops the edges
     n->release();
-    if (auto it = waiting.find(n); it != waiting.end()) {
-      for (auto& out : it->second) {  // consumed: free the interior gradient
-        out->grad = Tensor();
-        out->grad_shared = false;
-      }
-      waiting.erase(it);
+    for (auto& out : state.waiting) {  // consumed: free the interior gradient
+      out->grad = Tensor();
+      out->grad_shared = false;
     }
+    state.waiting.clear();  // and the references: the variables may die now
     for (const auto& in : inputs) {
       if (!in->requires_grad) continue;
       if (!in->grad_fn) {
@@ -118,8 +124,9 @@ void Variable::backward(const Tensor& grad_output) const {
         continue;
       }
       Node* p = in->grad_fn.get();
-      waiting[p].push_back(in);
-      if (--g.pending_consumers[p] == 0) ready.push(p);
+      NodeState& producer = g.state.find(p)->second;
+      producer.waiting.push_back(in);
+      if (--producer.pending == 0) ready.emplace(producer.seq, p);
     }
   }
   // Free interior gradients still held by variables the user keeps (the root among them).

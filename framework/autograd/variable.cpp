@@ -72,6 +72,8 @@ std::vector<Variable> Node::attach(const std::shared_ptr<Node>& node, std::vecto
     node->release();
     return result;
   }
+  node->inputs_.reserve(inputs.size());  // one allocation each, not a growing vector's two or three
+  node->outputs_.reserve(outputs.size());
   for (auto& v : inputs) {
     node->inputs_.push_back(v.impl());
     ++v.impl()->consumer_edges;

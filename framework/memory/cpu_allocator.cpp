@@ -4,13 +4,13 @@
 // blocks from glibc come from fresh mmap()s, so every step would page-fault its whole working set again.
 // Keeping freed blocks in size classes makes the steady-state step allocation-free.
 #include <cstdlib>
-#include <map>
 #include <iterator>
+#include <map>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "framework/memory/allocator.h"
+#include "framework/memory/live_blocks.h"
 
 namespace luong {
 namespace {
@@ -54,7 +54,7 @@ class CachingCpuAllocator final : public Allocator {
     }
     stats_.allocated += static_cast<int64_t>(cls);
     if (stats_.allocated > stats_.peak) stats_.peak = stats_.allocated;
-    live_[p] = cls;
+    live_.insert(p, cls);
     return p;
   }
 
@@ -62,10 +62,10 @@ class CachingCpuAllocator final : public Allocator {
     if (!ptr) return;
     (void)bytes;
     std::lock_guard<std::mutex> lock(mu_);
-    auto live = live_.find(ptr);
-    LUONG_CHECK(live != live_.end(), "CPU allocator: freeing a pointer it did not allocate");
-    const size_t cls = live->second;
-    live_.erase(live);
+    const size_t* live = live_.find(ptr);
+    LUONG_CHECK(live != nullptr, "CPU allocator: freeing a pointer it did not allocate");
+    const size_t cls = *live;
+    live_.erase(ptr);
     free_[cls].push_back(ptr);
     stats_.allocated -= static_cast<int64_t>(cls);
     stats_.cached += static_cast<int64_t>(cls);
@@ -108,7 +108,7 @@ class CachingCpuAllocator final : public Allocator {
 
   mutable std::mutex mu_;
   std::map<size_t, std::vector<void*>> free_;
-  std::unordered_map<void*, size_t> live_;  // block -> its size class
+  LiveBlocks<size_t> live_;  // block -> its size class
   MemoryStats stats_;
 };
 

@@ -61,7 +61,7 @@ void* CachingAllocator::allocate(size_t bytes) {
                 " bytes in use by tensors, peak ", stats_.peak, ")");
     ++stats_.num_allocs;
   }
-  live_[p] = Live{block, bytes, capture ? capture_pool_ : 0};
+  live_.insert(p, Live{block, bytes, capture ? capture_pool_ : 0});
   stats_.allocated += static_cast<int64_t>(bytes);
   if (stats_.allocated > stats_.peak) stats_.peak = stats_.allocated;
   return p;
@@ -70,14 +70,14 @@ void* CachingAllocator::allocate(size_t bytes) {
 void CachingAllocator::deallocate(void* ptr, size_t bytes) {
   if (!ptr) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = live_.find(ptr);
-  LUONG_CHECK(it != live_.end(), "freeing ", ptr, " on ", name_,
+  const Live* live = live_.find(ptr);
+  LUONG_CHECK(live != nullptr, "freeing ", ptr, " on ", name_,
               ", which this allocator did not hand out (or freed twice)");
-  LUONG_CHECK(it->second.requested == bytes, "freeing ", bytes, " bytes at ", ptr, " on ", name_, ", allocated as ",
-              it->second.requested, " bytes");
-  const size_t block = it->second.block;
-  int pool = it->second.pool;
-  live_.erase(it);
+  LUONG_CHECK(live->requested == bytes, "freeing ", bytes, " bytes at ", ptr, " on ", name_, ", allocated as ",
+              live->requested, " bytes");
+  const size_t block = live->block;
+  int pool = live->pool;
+  live_.erase(ptr);
   if (capturing_thread_locked()) pool = capture_pool_;  // adopted: a captured kernel may read it on replay
   stats_.allocated -= static_cast<int64_t>(bytes);
   stats_.cached += static_cast<int64_t>(block);

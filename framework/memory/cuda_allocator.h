@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "framework/memory/allocator.h"
+#include "framework/memory/live_blocks.h"
 
 namespace luong {
 
@@ -78,7 +79,7 @@ class CachingAllocator final : public Allocator {
   Backend backend_;
   mutable std::mutex mutex_;
   FreeLists free_;  // the shared cache
-  std::unordered_map<void*, Live> live_;
+  LiveBlocks<Live> live_;
   std::unordered_map<int, Pool> pools_;
   int next_pool_ = 1;
   int capture_pool_ = 0;  // the pool being captured into (0: none), by capture_thread_
