@@ -93,8 +93,9 @@ void Variable::backward(const Tensor& grad_output) const {
   // Nothing writes a parameter during backward: every step's dx = dz W^T reuses one packed W^T.
   PackedWeightScope packed_weights;
 
-  // Ready nodes: those whose consumers have all run, earliest discovered first (deterministic). The queue
-  // holds each node's discovery number beside it, so ordering needs no lookup.
+  // Ready nodes: those whose consumers have all run, earliest discovered first (deterministic; discovery runs
+  // from the root, so this is the order of the header's "most recently created"). The queue holds each node's
+  // discovery number beside it, so ordering needs no lookup.
   using Ready = std::pair<uint64_t, Node*>;
   auto later = [](const Ready& a, const Ready& b) { return a.first > b.first; };
   std::priority_queue<Ready, std::vector<Ready>, decltype(later)> ready(later);

@@ -35,8 +35,11 @@ class LiveBlocks {
     return it == map_.end() ? nullptr : &it->second;
   }
 
-  // Forgets a block that find() returned a record for, keeping its node for the next insert.
-  void erase(void* block) { spare_.push_back(map_.extract(block)); }
+  // Forgets a block, keeping its node for the next insert; a block that is not live is left alone (an empty
+  // node handle must never reach insert).
+  void erase(void* block) {
+    if (auto node = map_.extract(block)) spare_.push_back(std::move(node));
+  }
 
  private:
   using Map = std::unordered_map<void*, Info, std::hash<void*>, std::equal_to<void*>, Alloc>;
