@@ -3,6 +3,7 @@
 // Order: Kahn's algorithm over "consumer" edges, starting at the root's node; among ready nodes the most
 // recently created runs first (a max-heap on creation sequence), which is deterministic and matches reverse
 // execution order, so gradient-ready hooks fire in the same order on every rank.
+#include <atomic>
 #include <cstdint>
 #include <queue>
 #include <unordered_map>
@@ -17,32 +18,64 @@
 namespace luong {
 namespace {
 
-// What backward keeps per node, in one map entry: four maps (seen, pending count, order, waiting outputs)
-// cost a heap node each per graph node, and the ready queue looked the order up on every comparison; a
-// tiny model's step spent about 30% of its host time in malloc / free (docs/PERFORMANCE.md).
+// What backward keeps per node, in a table indexed by first sight (Node::backward_index). A hash map keyed
+// by node cost a heap node per graph node and step, and so had the four maps before it; a tiny model's step spent
+// about 30% of its host time in malloc / free (docs/PERFORMANCE.md, "Engine host time").
 struct NodeState {
   uint64_t seq = 0;  // discovery order: consumers are found before producers
   int pending = 0;   // consumers not yet run
   // Interior variables this node produced, held until it runs: a consumer drops its edges once it has run,
   // so without this the variable (and the gradient it just received) could die before its producer reads it.
-  std::vector<std::shared_ptr<VariableImpl>> waiting;
+  // One entry per consumer edge; the first is kept inline, as most outputs have one consumer.
+  std::shared_ptr<VariableImpl> waiting_first;
+  std::vector<std::shared_ptr<VariableImpl>> waiting_more;
+
+  void hold(const std::shared_ptr<VariableImpl>& v) {
+    if (!waiting_first) {
+      waiting_first = v;
+    } else {
+      waiting_more.push_back(v);
+    }
+  }
+  template <class F>
+  void for_each_waiting(F&& f) {
+    if (waiting_first) f(*waiting_first);
+    for (auto& v : waiting_more) f(*v);
+  }
+  void drop_waiting() {
+    waiting_first.reset();
+    waiting_more.clear();
+  }
 };
 
+// Each pass draws a number no earlier pass had, so a node's backward_pass tells whether its backward_index
+// belongs to this pass. Atomic: ranks of an in-process group run backward on their own graphs concurrently.
+std::atomic<uint64_t> g_last_pass{0};
+
 struct Graph {
-  std::unordered_map<Node*, NodeState> state;        // every node reachable from the root
+  uint64_t pass = 0;
+  std::vector<NodeState> state;                      // every node reachable from the root, by first sight
   std::unordered_map<VariableImpl*, int> leaf_uses;  // edges into each grad-requiring leaf
   std::unordered_map<VariableImpl*, int> uses;       // edges into every grad-requiring variable
+
+  NodeState& of(Node* n) { return state[n->backward_index]; }
 };
 
 Graph discover(Node* root) {
   Graph g;
+  g.pass = g_last_pass.fetch_add(1, std::memory_order_relaxed) + 1;
+  auto see = [&g](Node* n) {  // a table entry at first sight, for the pending counts
+    n->backward_pass = g.pass;
+    n->backward_index = static_cast<uint32_t>(g.state.size());
+    g.state.emplace_back();
+  };
   std::vector<Node*> stack{root};
-  g.state.try_emplace(root);
+  see(root);
   uint64_t next_seq = 0;
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
-    g.state.find(n)->second.seq = next_seq++;
+    g.of(n).seq = next_seq++;  // the order of expansion, which the ready queue follows
     for (const auto& in : n->inputs()) {
       if (!in->requires_grad) continue;
       ++g.uses[in.get()];
@@ -51,9 +84,11 @@ Graph discover(Node* root) {
         continue;
       }
       Node* p = in->grad_fn.get();
-      const auto [it, first_seen] = g.state.try_emplace(p);
-      ++it->second.pending;
-      if (first_seen) stack.push_back(p);
+      if (p->backward_pass != g.pass) {
+        see(p);
+        stack.push_back(p);
+      }
+      ++g.of(p).pending;
     }
   }
   return g;
@@ -98,22 +133,23 @@ void Variable::backward(const Tensor& grad_output) const {
   // discovery number beside it, so ordering needs no lookup.
   using Ready = std::pair<uint64_t, Node*>;
   auto later = [](const Ready& a, const Ready& b) { return a.first > b.first; };
-  std::priority_queue<Ready, std::vector<Ready>, decltype(later)> ready(later);
+  std::vector<Ready> ready_storage;
+  ready_storage.reserve(g.state.size());  // never more ready than nodes: one allocation
+  std::priority_queue<Ready, std::vector<Ready>, decltype(later)> ready(later, std::move(ready_storage));
   ready.emplace(0, root.get());  // the root is discovered first
   while (!ready.empty()) {
     Node* n = ready.top().second;
     ready.pop();
-    NodeState& state = g.state.find(n)->second;  // unordered_map references stay valid: nothing is erased
+    NodeState& state = g.of(n);  // the table does not grow during the walk: references stay valid
     if (!deferral.empty())  // n's outputs have every contribution now: complete their deferred products
-      for (auto& out : state.waiting) deferral.flush(*out);
+      state.for_each_waiting([&deferral](VariableImpl& out) { deferral.flush(out); });
     n->backward();
-    auto inputs = n->inputs();  // snapshot: release() drops the edges
-    n->release();
-    for (auto& out : state.waiting) {  // consumed: free the interior gradient
-      out->grad = Tensor();
-      out->grad_shared = false;
-    }
-    state.waiting.clear();  // and the references: the variables may die now
+    const std::vector<std::shared_ptr<VariableImpl>> inputs = n->release_taking_inputs();
+    state.for_each_waiting([](VariableImpl& out) {  // consumed: free the interior gradient
+      out.grad = Tensor();
+      out.grad_shared = false;
+    });
+    state.drop_waiting();  // and the references: the variables may die now (and n with them)
     for (const auto& in : inputs) {
       if (!in->requires_grad) continue;
       if (!in->grad_fn) {
@@ -125,8 +161,8 @@ void Variable::backward(const Tensor& grad_output) const {
         continue;
       }
       Node* p = in->grad_fn.get();
-      NodeState& producer = g.state.find(p)->second;
-      producer.waiting.push_back(in);
+      NodeState& producer = g.of(p);
+      producer.hold(in);
       if (--producer.pending == 0) ready.emplace(producer.seq, p);
     }
   }

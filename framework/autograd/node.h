@@ -4,8 +4,10 @@
 // only: an interior input's data is released once no Variable refers to it (VariableImpl in variable.h),
 // so backward must never read an input's data through the edge.
 #pragma once
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "framework/autograd/variable.h"
@@ -21,14 +23,35 @@ class Node {
   const std::vector<std::shared_ptr<VariableImpl>>& inputs() const { return inputs_; }
   // Called by the engine after backward: drops the saved tensors and the edges to the inputs.
   void release();
+  // release(), handing the edges to the caller instead of dropping them (the engine walks them next; a copy
+  // was a heap allocation per node and step).
+  std::vector<std::shared_ptr<VariableImpl>> release_taking_inputs();
+
+  // Where the backward pass now running keeps this node's bookkeeping (autograd/engine.cpp): the pass's number
+  // and an index into its table. Two integers on the node instead of a hash map keyed by node, whose entry per
+  // node and step was a heap allocation; the pass number makes an entry left by an earlier pass (one that
+  // threw, say) read as unseen.
+  uint64_t backward_pass = 0;
+  uint32_t backward_index = 0;
 
   // Wires outputs to this node when recording is on and some input needs a gradient; otherwise the
   // outputs are plain leaves. Returns the outputs as Variables.
   static bool should_record(std::initializer_list<const Variable*> inputs);
-  static std::vector<Variable> attach(const std::shared_ptr<Node>& node, std::vector<Variable> inputs,
-                                      std::vector<Tensor> outputs);
-  static Variable attach(const std::shared_ptr<Node>& node, std::vector<Variable> inputs, Tensor output) {
-    return attach(node, std::move(inputs), std::vector<Tensor>{std::move(output)})[0];
+  // Inputs come as a braced list ({x, y}: no vector to allocate, the engine's host time) or a vector.
+  static std::vector<Variable> attach(const std::shared_ptr<Node>& node, std::initializer_list<Variable> inputs,
+                                      std::vector<Tensor> outputs) {
+    return attach_all(node, {inputs.begin(), inputs.size()}, std::move(outputs));
+  }
+  static std::vector<Variable> attach(const std::shared_ptr<Node>& node, const std::vector<Variable>& inputs,
+                                      std::vector<Tensor> outputs) {
+    return attach_all(node, inputs, std::move(outputs));
+  }
+  // The one-output form, most ops': no vectors of outputs or results to allocate either.
+  static Variable attach(const std::shared_ptr<Node>& node, std::initializer_list<Variable> inputs, Tensor output) {
+    return attach_one(node, {inputs.begin(), inputs.size()}, std::move(output));
+  }
+  static Variable attach(const std::shared_ptr<Node>& node, const std::vector<Variable>& inputs, Tensor output) {
+    return attach_one(node, inputs, std::move(output));
   }
 
  protected:
@@ -64,6 +87,14 @@ class Node {
   virtual void release_saved() {}
 
  private:
+  // attach's steps: whether to record; the edges to the inputs; output k as an interior variable of this node.
+  static std::vector<Variable> attach_all(const std::shared_ptr<Node>& node, std::span<const Variable> inputs,
+                                          std::vector<Tensor> outputs);
+  static Variable attach_one(const std::shared_ptr<Node>& node, std::span<const Variable> inputs, Tensor output);
+  static bool records(std::span<const Variable> inputs);
+  void connect(std::span<const Variable> inputs, size_t output_count);
+  static std::shared_ptr<VariableImpl> make_output(const std::shared_ptr<Node>& node, Tensor&& data, size_t k);
+
   std::vector<std::shared_ptr<VariableImpl>> inputs_;
   std::vector<std::weak_ptr<VariableImpl>> outputs_;
   static const Tensor kUndefined;

@@ -58,43 +58,64 @@ bool Node::should_record(std::initializer_list<const Variable*> inputs) {
   return false;
 }
 
-std::vector<Variable> Node::attach(const std::shared_ptr<Node>& node, std::vector<Variable> inputs,
-                                   std::vector<Tensor> outputs) {
+bool Node::records(std::span<const Variable> inputs) {
+  if (!GradMode::enabled()) return false;
+  for (auto& v : inputs)
+    if (v.requires_grad()) return true;
+  return false;
+}
+
+void Node::connect(std::span<const Variable> inputs, size_t output_count) {
+  inputs_.reserve(inputs.size());  // one allocation each, not a growing vector's two or three
+  outputs_.reserve(output_count);
+  for (auto& v : inputs) {
+    inputs_.push_back(v.impl());
+    ++v.impl()->consumer_edges;
+  }
+}
+
+std::shared_ptr<VariableImpl> Node::make_output(const std::shared_ptr<Node>& node, Tensor&& data, size_t k) {
+  auto impl = std::make_shared<VariableImpl>();
+  impl->data = std::move(data);
+  impl->requires_grad = true;
+  impl->grad_fn = node;
+  impl->output_index = static_cast<int>(k);
+  node->outputs_.push_back(impl);
+  return impl;
+}
+
+std::vector<Variable> Node::attach_all(const std::shared_ptr<Node>& node, std::span<const Variable> inputs,
+                                       std::vector<Tensor> outputs) {
   std::vector<Variable> result;
   result.reserve(outputs.size());
-  bool record = GradMode::enabled();
-  if (record) {
-    record = false;
-    for (auto& v : inputs) record = record || v.requires_grad();
-  }
-  if (!record) {
+  if (!records(inputs)) {
     for (auto& t : outputs) result.emplace_back(std::move(t));
     node->release();
     return result;
   }
-  node->inputs_.reserve(inputs.size());  // one allocation each, not a growing vector's two or three
-  node->outputs_.reserve(outputs.size());
-  for (auto& v : inputs) {
-    node->inputs_.push_back(v.impl());
-    ++v.impl()->consumer_edges;
-  }
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    auto impl = std::make_shared<VariableImpl>();
-    impl->data = std::move(outputs[k]);
-    impl->requires_grad = true;
-    impl->grad_fn = node;
-    impl->output_index = static_cast<int>(k);
-    node->outputs_.push_back(impl);
-    result.emplace_back(impl);
-  }
+  node->connect(inputs, outputs.size());
+  for (size_t k = 0; k < outputs.size(); ++k) result.emplace_back(make_output(node, std::move(outputs[k]), k));
   return result;
 }
 
-void Node::release() {
+Variable Node::attach_one(const std::shared_ptr<Node>& node, std::span<const Variable> inputs, Tensor output) {
+  if (!records(inputs)) {
+    node->release();
+    return Variable(std::move(output));
+  }
+  node->connect(inputs, 1);
+  return Variable(make_output(node, std::move(output), 0));
+}
+
+void Node::release() { release_taking_inputs(); }
+
+std::vector<std::shared_ptr<VariableImpl>> Node::release_taking_inputs() {
   for (auto& in : inputs_) --in->consumer_edges;
-  inputs_.clear();
+  std::vector<std::shared_ptr<VariableImpl>> inputs = std::move(inputs_);
+  inputs_.clear();  // a moved-from vector is valid but unspecified: make it empty
   outputs_.clear();
   release_saved();
+  return inputs;
 }
 
 const Tensor& Node::out_grad(int k) const {

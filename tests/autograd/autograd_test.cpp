@@ -69,6 +69,31 @@ TEST(Autograd, GraphIsReleasedAfterBackward) {
   EXPECT_TRUE(node.lock()->inputs().empty()) << "edges must be dropped after backward";
 }
 
+// A node whose backward fails, as a real one may (a NaN check, a device error).
+struct FailingBackward : Node {
+  const char* name() const override { return "FailingBackward"; }
+  void backward() override { LUONG_FAIL("FailingBackward: backward failed on purpose"); }
+};
+
+TEST(Autograd, APassThatThrewLeavesNoStateForTheNextPass) {
+  // y's node is discovered by the first pass, which throws before running it; the second pass, from another
+  // root, reaches y's node again and must count it afresh (engine.cpp's per-node bookkeeping is tagged with
+  // its pass), giving the exact gradient.
+  Variable x = leaf({0.5, -1}, {2});
+  Variable y = mul(x, x);
+  Variable failing = sum(Node::attach(std::make_shared<FailingBackward>(), {y}, y.data().clone()));
+  EXPECT_THROW(failing.backward(), Error);
+  const bool no_gradient = !x.grad().defined() || x.grad().to_vector() == std::vector<double>{0, 0};
+  EXPECT_TRUE(no_gradient) << "no gradient reaches x through the failed pass";
+  Variable t = tanh(y);
+  sum(add(t, y)).backward();  // d/dx = (1 - tanh(x^2)^2 + 1) 2x
+  auto g = x.grad().to_vector();
+  for (int i = 0; i < 2; ++i) {
+    const double xv = i == 0 ? 0.5 : -1.0, tv = std::tanh(xv * xv);
+    EXPECT_NEAR(g[static_cast<size_t>(i)], (2 - tv * tv) * 2 * xv, 1e-12);
+  }
+}
+
 TEST(Autograd, HooksFireOncePerParameterInReverseOrder) {
   // Three parameters used in sequence: backward reaches the last-used one first.
   Variable w1 = leaf({0.5, 0.1, 0.2, 0.3}, {2, 2}, "w1");

@@ -99,6 +99,32 @@ TEST(WeightGradDeferral, GradientsAreNumericallyCorrect) {
   EXPECT_LT(result.max_rel_error, 1e-7) << result.worst;
 }
 
+TEST(WeightGradDeferral, AWeightViewMadeOnceIsCompletedBeforeItsProducerRuns) {
+  // A slice of V made once and used at every step is an interior variable with many consumers: its products
+  // are deferred and must be added to its gradient when its last consumer has run, before the slice's own
+  // backward hands that gradient on to V (the engine's flush of a node's waiting outputs). Reference: the
+  // same recurrence slicing V at every step, each slice used once, so nothing of it is deferred.
+  Generator gen(5);
+  const Variable V = random_leaf(gen, {2 * kH, kH}, -0.5, 0.5);
+  const Variable h0 = random_leaf(gen, {kB, kH}, -1, 1, false);
+  auto run = [&](const Variable& weight, bool slice_once) {
+    const Variable once = slice(weight, 0, kH, kH);
+    Variable h = h0;
+    std::vector<Variable> outs;
+    for (int64_t t = 0; t < kT; ++t) {
+      h = tanh(matmul(h, slice_once ? once : slice(weight, 0, kH, kH)));
+      outs.push_back(h);
+    }
+    weighted_sum(stack(outs)).backward();
+  };
+  const int64_t before = WeightGradDeferral::deferred_count();
+  run(V, true);
+  EXPECT_GE(WeightGradDeferral::deferred_count() - before, kT) << "the view's products were not deferred";
+  const Variable reference(V.data().clone(), true);
+  run(reference, false);
+  EXPECT_LT(max_abs_diff(V.grad(), reference.grad()), 1e-12);
+}
+
 TEST(WeightGradDeferral, HookSeesTheCompleteGradient) {
   const Weights w = make_weights(4);
   std::vector<double> at_hook;
