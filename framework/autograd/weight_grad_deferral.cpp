@@ -30,21 +30,26 @@ int64_t WeightGradDeferral::deferred_count() { return g_deferred_count; }
 
 int64_t WeightGradDeferral::stacked_count() { return g_stacked_count; }
 
-bool WeightGradDeferral::admit(const std::shared_ptr<VariableImpl>& v, int64_t rows, int64_t numel_a, int64_t numel_g) {
+int WeightGradDeferral::admit(const std::shared_ptr<VariableImpl>& v, int64_t rows, int64_t numel_a, int64_t numel_g) {
   const Tensor& w = v->data;
   const int64_t k = w.dim() == 2 ? w.size(0) : 1, n = w.size(w.dim() - 1);
-  if (rows > kMaxRows || rows * k != numel_a || rows * n != numel_g) return false;
+  if (rows > kMaxRows || rows * k != numel_a || rows * n != numel_g) return 0;
   auto it = uses_.find(v.get());
-  return it != uses_.end() && it->second >= 2;  // one consumer: nothing to batch
+  return it != uses_.end() && it->second >= 2 ? it->second : 0;  // one consumer: nothing to batch
 }
 
 bool WeightGradDeferral::defer(const std::shared_ptr<VariableImpl>& v, const Tensor& a, const Tensor& g) {
   const Tensor& w = v->data;
   if (w.dim() != 2 || w.numel() == 0) return false;
   const int64_t m = a.numel() / w.size(0);
-  if (!admit(v, m, a.numel(), g.numel())) return false;
+  const int uses = admit(v, m, a.numel(), g.numel());
+  if (!uses) return false;
   Pending& p = pending_[v.get()];
-  if (!p.variable) p.variable = v;
+  if (!p.variable) {
+    p.variable = v;
+    p.a.reserve(static_cast<size_t>(uses));  // at most one product per use: no regrowth of the lists
+    p.g.reserve(static_cast<size_t>(uses));
+  }
   p.a.push_back(a);
   p.g.push_back(g);
   ++g_deferred_count;
@@ -55,11 +60,13 @@ bool WeightGradDeferral::defer_column_sum(const std::shared_ptr<VariableImpl>& v
   const Tensor& b = v->data;
   if (b.dim() != 1 || b.numel() == 0) return false;
   const int64_t m = g.numel() / b.numel();
-  if (!admit(v, m, m, g.numel())) return false;
+  const int uses = admit(v, m, m, g.numel());
+  if (!uses) return false;
   Pending& p = pending_[v.get()];
   if (!p.variable) {
     p.variable = v;
     p.column_sum = true;
+    p.g.reserve(static_cast<size_t>(uses));
   }
   p.g.push_back(g);
   ++g_deferred_count;

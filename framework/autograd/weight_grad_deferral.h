@@ -63,8 +63,9 @@ class WeightGradDeferral {
     std::vector<Tensor> parts;
     Tensor rows;
   };
-  // v has several consumers in this pass and its product with `rows` rows has the expected sizes.
-  bool admit(const std::shared_ptr<VariableImpl>& v, int64_t rows, int64_t numel_a, int64_t numel_g);
+  // v's number of consumers in this pass when it has several and its product with `rows` rows has the expected
+  // sizes; 0 when the product is not to be deferred.
+  int admit(const std::shared_ptr<VariableImpl>& v, int64_t rows, int64_t numel_a, int64_t numel_g);
   // How many pending entries have `parts` as their right-hand parts.
   int sharers(const std::vector<Tensor>& parts) const;
   // The stack of `parts` (cols wide): the shared one when it exists; else a new one, kept for the others
