@@ -1,16 +1,16 @@
 // LD_PRELOAD census of heap allocations: counts malloc / calloc / realloc / aligned_alloc / posix_memalign calls
-// (operator new ends in malloc) and prints the totals at exit. The engine's host time per kernel call is mostly
-// bookkeeping allocations (docs/PERFORMANCE.md, "Engine host time"); a step's count is the difference of two runs
-// that differ only in their step count, divided by the difference:
+// (operator new ends in malloc) and prints the totals at exit. Much of the engine's host time per kernel call was
+// bookkeeping allocations (docs/PERFORMANCE.md, "The engine's host time"); a step's count is the difference of two
+// runs that differ only in their step count, divided by the difference:
 //   cc -O2 -shared -fPIC -o malloc_census.so tools/diag/malloc_census.c -ldl
-//   LD_PRELOAD=./malloc_census.so luong_step_bench --warmup 2 --steps 10 --windows 1 ...   (then --steps 0 ...)
+//   LD_PRELOAD=./malloc_census.so luong_step_bench --warmup 2 --windows 1 --steps 1 ...   (then --steps 11: / 10)
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <execinfo.h>
-#include <string.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 static atomic_ulong allocations;
@@ -18,7 +18,8 @@ static atomic_ulong frees;
 
 // With MALLOC_CENSUS_SITES set, each allocation is also charged to its first caller outside the C and C++ runtimes
 // (found with backtrace and dladdr; slow, for attribution only) and the busiest callers are printed at exit as
-// module+offset, for addr2line -f -C -e module offset.
+// module+offset, for addr2line -f -C -e module offset. MALLOC_CENSUS_MIN_BYTES=N attributes only requests of at
+// least N bytes (large requests make glibc consolidate its small-chunk bins, a cost of its own).
 enum { kSites = 4096, kDepth = 12 };
 static struct {
   void* caller;
@@ -26,7 +27,8 @@ static struct {
 } sites[kSites];
 static int sites_on = -1;
 static __thread int in_census;
-static void count_site(void);
+static void count_site(size_t bytes);
+static size_t site_min_bytes;  // MALLOC_CENSUS_MIN_BYTES: attribute only allocations at least this large
 
 // dlsym itself may call calloc before the real one is known: serve those few from a static arena.
 static char bootstrap[4096];
@@ -65,7 +67,7 @@ static int from_bootstrap(const void* p) {
 void* malloc(size_t n) {
   resolve();
   atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
-  count_site();
+  count_site(n);
   return real_malloc(n);
 }
 
@@ -79,24 +81,28 @@ void* calloc(size_t count, size_t n) {
   }
   resolve();
   atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+  count_site(count * n);
   return real_calloc(count, n);
 }
 
 void* realloc(void* p, size_t n) {
   resolve();
   atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+  count_site(n);
   return real_realloc(p, n);
 }
 
 int posix_memalign(void** out, size_t alignment, size_t n) {
   resolve();
   atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+  count_site(n);
   return real_posix_memalign(out, alignment, n);
 }
 
 void* aligned_alloc(size_t alignment, size_t n) {
   resolve();
   atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed);
+  count_site(n);
   return real_aligned_alloc(alignment, n);
 }
 
@@ -111,9 +117,13 @@ static int runtime_module(const char* path) {
   return !path || strstr(path, "libstdc++") || strstr(path, "libc.so") || strstr(path, "malloc_census");
 }
 
-static void count_site(void) {
-  if (sites_on < 0) sites_on = getenv("MALLOC_CENSUS_SITES") != NULL;
-  if (!sites_on || in_census) return;
+static void count_site(size_t bytes) {
+  if (sites_on < 0) {
+    sites_on = getenv("MALLOC_CENSUS_SITES") != NULL;
+    const char* min = getenv("MALLOC_CENSUS_MIN_BYTES");
+    site_min_bytes = min ? (size_t)strtoull(min, NULL, 10) : 0;
+  }
+  if (!sites_on || in_census || bytes < site_min_bytes) return;
   in_census = 1;  // backtrace and dladdr may allocate
   void* frames[kDepth];
   int depth = backtrace(frames, kDepth);
