@@ -7,10 +7,12 @@
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace luong::testing {
 
@@ -59,11 +61,36 @@ inline bool run_luong_and_kill_when(const std::string& args, const std::function
   return true;
 }
 
-// A fresh, empty directory under the system temp dir.
+// The directories fresh_dir made in this process, removed when it exits: several tests of a process may share
+// one (a generated corpus), so no single test can own it, and ctest runs every test in a process of its own.
+// Without this each run of the suite left about a hundred directories in the temp dir. Set
+// LUONG_KEEP_TEST_DIRS=1 to keep them for a post-mortem. Children forked by the tests exec or _exit, so they
+// never run this.
+class FreshDirs {
+ public:
+  static FreshDirs& instance() {
+    static FreshDirs dirs;
+    return dirs;
+  }
+  void add(const std::filesystem::path& p) { paths_.push_back(p); }
+  ~FreshDirs() {
+    if (std::getenv("LUONG_KEEP_TEST_DIRS")) return;
+    for (const auto& p : paths_) {
+      std::error_code ignored;  // best effort: a directory already gone is fine
+      std::filesystem::remove_all(p, ignored);
+    }
+  }
+
+ private:
+  std::vector<std::filesystem::path> paths_;
+};
+
+// A fresh, empty directory under the system temp dir, removed when the process exits.
 inline std::string fresh_dir(const std::string& name) {
   const auto p = std::filesystem::temp_directory_path() / ("luong_test_" + name + "_" + std::to_string(getpid()));
   std::filesystem::remove_all(p);
   std::filesystem::create_directories(p);
+  FreshDirs::instance().add(p);
   return p.string();
 }
 

@@ -324,7 +324,7 @@ TEST_F(RunDirSafetyTest, ASecondRunOnABusyDirectoryIsRefusedEvenWithOverwrite) {
 
 TEST_F(RunDirSafetyTest, InterruptSavesACheckpointAndExits130) {
   const std::string dir = fresh_dir("safety_sigint");
-  const std::string log = dir + ".log";
+  const std::string log = fresh_dir("safety_sigint_log") + "/train.log";  // beside the run, not in it
   const pid_t pid = fork();
   if (pid == 0) {
     const std::string cmd = "exec " + std::string(LUONG_BINARY) + " " +
