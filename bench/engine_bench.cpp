@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/fma_peak.h"
+#include "framework/core/heap_allocator.h"
 #include "framework/core/process_setup.h"
 #include "framework/kernels/cpu/blocked_gemm.h"
 #include "framework/kernels/cpu/lstm_cell.h"
@@ -238,8 +239,9 @@ void attention_rows(Generator& g) {
 int main(int argc, char** argv) {
   configure_process(argc, argv);
   std::printf(
-      "# luong engine benchmark\n\nOpenBLAS core: %s, OpenMP threads: %d, AVX-512 GEMMs (packed, blocked): %s\n",
-      blas_core_name(), cpu::num_threads(), cpu::packed_gemm_enabled() ? "on" : "off");
+      "# luong engine benchmark\n\nOpenBLAS core: %s, OpenMP threads: %d, AVX-512 GEMMs (packed, blocked): %s, malloc: "
+      "%s\n",
+      blas_core_name(), cpu::num_threads(), cpu::packed_gemm_enabled() ? "on" : "off", heap_allocator_name().c_str());
   const bench::FmaPeak peak = bench::measure_fma_peak();
   std::printf(
       "\n## The cores' float32 FMA peak (bench/fma_peak.h)\n\n| ISA | 1 thread GFLOP/s | %d threads GFLOP/s | clock "

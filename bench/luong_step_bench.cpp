@@ -21,6 +21,7 @@
 
 #include "bench/fma_peak.h"
 #include "framework/autograd/flat_parameters.h"
+#include "framework/core/heap_allocator.h"
 #include "framework/core/precision.h"
 #include "framework/core/process_setup.h"
 #include "framework/kernels/cpu/amx_bf16_gemm.h"
@@ -226,7 +227,7 @@ nlohmann::json run(const BenchArgs& a) {
   const char* blas = std::getenv("OPENBLAS_NUM_THREADS");
   r["settings"] =
       str("OpenMP threads ", omp_get_max_threads(), " (OMP_NUM_THREADS ", omp ? omp : "-", ", OPENBLAS_NUM_THREADS ",
-          blas ? blas : "-", "), OpenBLAS core ", blas_core_name(),
+          blas ? blas : "-", "), OpenBLAS core ", blas_core_name(), ", malloc ", heap_allocator_name(),
           !device.is_cpu()             ? ""
           : cpu::packed_gemm_enabled() ? ", luong's AVX-512 GEMMs on (packed weights, blocked; OpenBLAS the rest)"
                                        : ", luong's AVX-512 GEMMs off (OpenBLAS only)",

@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "framework/core/error.h"
+#include "framework/core/heap_allocator.h"
 #include "framework/dist/bootstrap.h"
 #include "launch/commands.h"
 
@@ -33,7 +34,9 @@ std::string unknown_subcommand(const CLI::App& app, int argc, char** argv) {
 int main(int argc, char** argv) {
   luong::cli::prepare_process(argc, argv);
   CLI::App app{"luong: stacked-LSTM neural machine translation with Luong attention"};
-  app.set_version_flag("--version", std::string("luong ") + LUONG_VERSION);
+  // The allocator too: a bug report's first line then says whether the build linked jemalloc.
+  app.set_version_flag("--version",
+                       std::string("luong ") + LUONG_VERSION + " (malloc: " + luong::heap_allocator_name() + ")");
   app.require_subcommand(1);
   luong::cli::register_commands(app);
   if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {
