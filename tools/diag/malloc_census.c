@@ -1,5 +1,6 @@
 // LD_PRELOAD census of heap allocations: counts malloc / calloc / realloc / aligned_alloc / posix_memalign calls
-// (operator new ends in malloc) and prints the totals at exit. Much of the engine's host time per kernel call was
+// and C++'s operator new (routed to them here, as an allocator such as jemalloc serves it without malloc) and prints
+// the totals at exit. Much of the engine's host time per kernel call was
 // bookkeeping allocations (docs/PERFORMANCE.md, "The engine's host time"); a step's count is the difference of two
 // runs that differ only in their step count, divided by the difference:
 //   cc -O2 -shared -fPIC -o malloc_census.so tools/diag/malloc_census.c -ldl
@@ -113,8 +114,42 @@ void free(void* p) {
   real_free(p);
 }
 
+// C++'s operator new and delete, every form. An allocator that defines them itself (jemalloc's does, and luong's
+// programs link jemalloc) serves `new` without calling malloc, so without these the census would miss every C++
+// allocation. They forward to the counted functions above; on failure the throwing forms abort (a C shim cannot
+// throw std::bad_alloc), acceptable for a diagnostic run. Names are the Itanium C++ ABI's manglings.
+static void* checked(void* p) {
+  if (!p) abort();
+  return p;
+}
+static void* aligned(size_t alignment, size_t n) {
+  void* p = NULL;
+  return posix_memalign(&p, alignment < sizeof(void*) ? sizeof(void*) : alignment, n ? n : 1) == 0 ? p : NULL;
+}
+void* _Znwm(size_t n) { return checked(malloc(n ? n : 1)); }
+void* _Znam(size_t n) { return checked(malloc(n ? n : 1)); }
+void* _ZnwmRKSt9nothrow_t(size_t n, const void* tag) { return malloc(n ? n : 1); }
+void* _ZnamRKSt9nothrow_t(size_t n, const void* tag) { return malloc(n ? n : 1); }
+void* _ZnwmSt11align_val_t(size_t n, size_t al) { return checked(aligned(al, n)); }
+void* _ZnamSt11align_val_t(size_t n, size_t al) { return checked(aligned(al, n)); }
+void* _ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void* tag) { return aligned(al, n); }
+void* _ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void* tag) { return aligned(al, n); }
+void _ZdlPv(void* p) { free(p); }
+void _ZdaPv(void* p) { free(p); }
+void _ZdlPvm(void* p, size_t n) { free(p); }
+void _ZdaPvm(void* p, size_t n) { free(p); }
+void _ZdlPvRKSt9nothrow_t(void* p, const void* tag) { free(p); }
+void _ZdaPvRKSt9nothrow_t(void* p, const void* tag) { free(p); }
+void _ZdlPvSt11align_val_t(void* p, size_t al) { free(p); }
+void _ZdaPvSt11align_val_t(void* p, size_t al) { free(p); }
+void _ZdlPvmSt11align_val_t(void* p, size_t n, size_t al) { free(p); }
+void _ZdaPvmSt11align_val_t(void* p, size_t n, size_t al) { free(p); }
+void _ZdlPvSt11align_val_tRKSt9nothrow_t(void* p, size_t al, const void* tag) { free(p); }
+void _ZdaPvSt11align_val_tRKSt9nothrow_t(void* p, size_t al, const void* tag) { free(p); }
+
 static int runtime_module(const char* path) {
-  return !path || strstr(path, "libstdc++") || strstr(path, "libc.so") || strstr(path, "malloc_census");
+  return !path || strstr(path, "libstdc++") || strstr(path, "libc.so") || strstr(path, "libjemalloc") ||
+         strstr(path, "malloc_census");
 }
 
 static void count_site(size_t bytes) {
