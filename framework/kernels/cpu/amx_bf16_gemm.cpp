@@ -136,31 +136,37 @@ inline uint16_t* a_slice(uint16_t* out, int64_t kp, int64_t i, int64_t p0) {
   return out + ((i / kTile) * (kp / kDepth) + p0 / kDepth) * (kTile * kDepth) + (i % kTile) * kDepth;
 }
 
+// A lambda does not inherit its enclosing function's target attribute: the packing loops' bodies (lambdas run
+// by parallel_ranges) state it themselves.
+#define LUONG_AVX512BW __attribute__((target("avx512f,avx512bw")))
+
 // op(A) (m x k) into bf16 tiles (a_slice), rows m..mp-1 and depths k..kp-1 zero.
 __attribute__((target("avx512f,avx512bw"))) void pack_a(bool trans_a, int64_t m, int64_t k, const float* a, int64_t mp,
                                                         int64_t kp, uint16_t* out) {
   if (!trans_a) {
-#pragma omp parallel for schedule(static) if (m * k >= (1 << 16))
-    for (int64_t i = 0; i < mp; ++i) {
-      for (int64_t p = 0; p < kp; p += kDepth)
-        _mm512_storeu_si512(a_slice(out, kp, i, p), i < m ? bf16x32(a + i * k + p, k - p) : _mm512_setzero_si512());
-    }
+    parallel_ranges(mp, m * k >= (1 << 16), [=](int64_t lo, int64_t hi) LUONG_AVX512BW {
+      for (int64_t i = lo; i < hi; ++i) {
+        for (int64_t p = 0; p < kp; p += kDepth)
+          _mm512_storeu_si512(a_slice(out, kp, i, p), i < m ? bf16x32(a + i * k + p, k - p) : _mm512_setzero_si512());
+      }
+    });
     return;
   }
   // A is (k, m): op(A)[i][p] = a[p * m + i], so A's rows hold the depths. Per 32 depths (a slice of every row
   // tile): 16 pair words of two consecutive rows of A, built as pack_b builds them, are the 16 x 16 transpose of
   // what the row tile wants, one 64-byte row per row of op(A). A slice reads 32 whole rows of A in order and
   // writes whole 1 KB tiles.
-#pragma omp parallel for schedule(static) if (m * k >= (1 << 16))
-  for (int64_t p0 = 0; p0 < kp; p0 += kDepth) {
-    for (int64_t i0 = 0; i0 < mp; i0 += kTile) {
-      const __mmask16 cols = i0 < m ? lane_mask(m - i0) : 0;
-      __m512i words[kTile];
-      for (int64_t r = 0; r < kTile; ++r) words[r] = pair_words(a, m, k, p0 + 2 * r, i0, cols);
-      transpose_16x16_epi32(words);
-      for (int64_t i = 0; i < kTile; ++i) _mm512_storeu_si512(a_slice(out, kp, i0 + i, p0), words[i]);
+  parallel_ranges(kp / kDepth, m * k >= (1 << 16), [=](int64_t first, int64_t last) LUONG_AVX512BW {
+    for (int64_t p0 = first * kDepth; p0 < last * kDepth; p0 += kDepth) {
+      for (int64_t i0 = 0; i0 < mp; i0 += kTile) {
+        const __mmask16 cols = i0 < m ? lane_mask(m - i0) : 0;
+        __m512i words[kTile];
+        for (int64_t r = 0; r < kTile; ++r) words[r] = pair_words(a, m, k, p0 + 2 * r, i0, cols);
+        transpose_16x16_epi32(words);
+        for (int64_t i = 0; i < kTile; ++i) _mm512_storeu_si512(a_slice(out, kp, i0 + i, p0), words[i]);
+      }
     }
-  }
+  });
 }
 
 // op(B) (k x n) into panels of 16 columns in the pairwise layout TDPBF16PS reads: panel q holds kp / 2 rows of
@@ -172,32 +178,35 @@ __attribute__((target("avx512f,avx512bw"))) void pack_b(bool trans_b, int64_t k,
   if (!trans_b) {
     // Two rows of B at a time, read in order: their 16 columns of a panel become one 64-byte pair row, the
     // first row's value in the low half of each 32-bit word.
-#pragma omp parallel for schedule(static) if (n * k >= (1 << 16))
-    for (int64_t r = 0; r < kp / 2; ++r) {
-      const int64_t p = 2 * r;
-      for (int64_t q = 0; q < panels; ++q) {
-        const int64_t j0 = q * kTile, cols = n - j0;
-        _mm512_storeu_si512(out + q * kp * kTile + r * 2 * kTile, pair_words(b, n, k, p, j0, lane_mask(cols)));
+    parallel_ranges(kp / 2, n * k >= (1 << 16), [=](int64_t lo, int64_t hi) LUONG_AVX512BW {
+      for (int64_t r = lo; r < hi; ++r) {
+        const int64_t p = 2 * r;
+        for (int64_t q = 0; q < panels; ++q) {
+          const int64_t j0 = q * kTile, cols = n - j0;
+          _mm512_storeu_si512(out + q * kp * kTile + r * 2 * kTile, pair_words(b, n, k, p, j0, lane_mask(cols)));
+        }
       }
-    }
+    });
     return;
   }
   // B is (n, k): column j of op(B) is row j of B, whose consecutive depths are already the pairs. 32 depths of
   // 16 rows of B are 16 rows of 16 pair words, the transpose of the panel's next 16 pair rows (1 KB in order).
-#pragma omp parallel for schedule(static) if (n * k >= (1 << 16))
-  for (int64_t q = 0; q < panels; ++q) {
-    uint16_t* panel = out + q * kp * kTile;  // kp / 2 rows of 16 pair words
-    for (int64_t p0 = 0; p0 < kp; p0 += kDepth) {
-      __m512i words[kTile];
-      for (int64_t j = 0; j < kTile; ++j) {
-        const int64_t col = q * kTile + j;
-        words[j] = col < n ? bf16x32(b + col * k + p0, k - p0) : _mm512_setzero_si512();
+  parallel_ranges(panels, n * k >= (1 << 16), [=](int64_t lo, int64_t hi) LUONG_AVX512BW {
+    for (int64_t q = lo; q < hi; ++q) {
+      uint16_t* panel = out + q * kp * kTile;  // kp / 2 rows of 16 pair words
+      for (int64_t p0 = 0; p0 < kp; p0 += kDepth) {
+        __m512i words[kTile];
+        for (int64_t j = 0; j < kTile; ++j) {
+          const int64_t col = q * kTile + j;
+          words[j] = col < n ? bf16x32(b + col * k + p0, k - p0) : _mm512_setzero_si512();
+        }
+        transpose_16x16_epi32(words);
+        for (int64_t r = 0; r < kTile; ++r) _mm512_storeu_si512(panel + (p0 / 2 + r) * 2 * kTile, words[r]);
       }
-      transpose_16x16_epi32(words);
-      for (int64_t r = 0; r < kTile; ++r) _mm512_storeu_si512(panel + (p0 / 2 + r) * 2 * kTile, words[r]);
     }
-  }
+  });
 }
+#undef LUONG_AVX512BW
 
 // Palette 1, eight tiles of 16 rows x 64 bytes: 0-3 the float32 C block, 4-5 two row tiles of A, 6-7 two
 // column panels of B.

@@ -39,31 +39,30 @@ bool parallel_rows(int64_t batch, int64_t src, int64_t dim) { return batch > 1 &
 template <class T>
 void attention_step_forward(int64_t batch, int64_t src, int64_t dim, const T* q, const T* k, const T* v,
                             const uint8_t* mask, T* weights, T* context) {
-#pragma omp parallel for schedule(static) if (parallel_rows(batch, src, dim))
-  for (int64_t b = 0; b < batch; ++b) {
-    const T* qb = q + b * dim;
-    const uint8_t* mb = mask ? mask + b * src : nullptr;
-    T* wb = weights + b * src;  // the scores, then (in place) the weights
-    T* cb = context + b * dim;
-    for (int64_t j = 0; j < src; ++j)
-      if (!mb || mb[j]) wb[j] = dot(qb, k + (b * src + j) * dim, dim);
-    const SoftmaxRow kind = softmax_row(false, src, wb, mb, wb);
-    const T fill = kind == SoftmaxRow::nan ? std::numeric_limits<T>::quiet_NaN() : T(0);  // NaN poisons the context
-    for (int64_t h = 0; h < dim; ++h) cb[h] = fill;
-    if (kind != SoftmaxRow::normal) continue;
-    for (int64_t j = 0; j < src; ++j)
-      if (wb[j] != T(0)) axpy_row(wb[j], v + (b * src + j) * dim, cb, dim);
-  }
+  parallel_ranges(batch, parallel_rows(batch, src, dim), [=](int64_t lo, int64_t hi) {
+    for (int64_t b = lo; b < hi; ++b) {
+      const T* qb = q + b * dim;
+      const uint8_t* mb = mask ? mask + b * src : nullptr;
+      T* wb = weights + b * src;  // the scores, then (in place) the weights
+      T* cb = context + b * dim;
+      for (int64_t j = 0; j < src; ++j)
+        if (!mb || mb[j]) wb[j] = dot(qb, k + (b * src + j) * dim, dim);
+      const SoftmaxRow kind = softmax_row(false, src, wb, mb, wb);
+      const T fill = kind == SoftmaxRow::nan ? std::numeric_limits<T>::quiet_NaN() : T(0);  // NaN poisons the context
+      for (int64_t h = 0; h < dim; ++h) cb[h] = fill;
+      if (kind != SoftmaxRow::normal) continue;
+      for (int64_t j = 0; j < src; ++j)
+        if (wb[j] != T(0)) axpy_row(wb[j], v + (b * src + j) * dim, cb, dim);
+    }
+  });
 }
 
 template <class T>
 void attention_step_backward(int64_t batch, int64_t src, int64_t dim, const T* q, const T* k, const T* v,
                              const T* weights, const T* gc, const T* gw, T* dq, T* dk, T* dv) {
-#pragma omp parallel if (parallel_rows(batch, src, dim))
-  {
+  parallel_ranges(batch, parallel_rows(batch, src, dim), [=](int64_t lo, int64_t hi) {
     std::vector<T> ds(static_cast<size_t>(src));
-#pragma omp for schedule(static)
-    for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t b = lo; b < hi; ++b) {
       const T* wb = weights + b * src;
       const T* gcb = gc ? gc + b * dim : nullptr;
       // dL/da_j = gw_j + gc · v_j; then the softmax Jacobian: ds_j = a_j (dL/da_j - Σ_i a_i dL/da_i).
@@ -83,7 +82,7 @@ void attention_step_backward(int64_t batch, int64_t src, int64_t dim, const T* q
         if (dv && gcb) axpy_row(wb[j], gcb, dv + row, dim);       // dv_j += a_j gc_b (dk may be dv)
       }
     }
-  }
+  });
 }
 
 #define LUONG_INSTANTIATE(T)                                                                                       \

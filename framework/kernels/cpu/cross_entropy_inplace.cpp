@@ -78,9 +78,10 @@ T row_loss_and_grad(int64_t cols, T* zr, const T* bias, int64_t t, int64_t ignor
 template <class T>
 void cross_entropy_inplace(int64_t rows, int64_t cols, T* z, const T* bias, const int64_t* target,
                            int64_t ignore_index, T eps, T* row_loss, bool grad) {
-#pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain)
-  for (int64_t r = 0; r < rows; ++r)
-    row_loss[r] = row_loss_and_grad(cols, z + r * cols, bias, target[r], ignore_index, eps, grad);
+  parallel_ranges(rows, rows * cols > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r)
+      row_loss[r] = row_loss_and_grad(cols, z + r * cols, bias, target[r], ignore_index, eps, grad);
+  });
 }
 
 template void cross_entropy_inplace<float>(int64_t, int64_t, float*, const float*, const int64_t*, int64_t, float,

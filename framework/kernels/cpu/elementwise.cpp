@@ -14,32 +14,41 @@ template <class T>
 void unary_forward(UnaryKind k, int64_t n, const T* x, T* y) {
   switch (k) {
     case UnaryKind::tanh:
-#pragma omp parallel for schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) y[i] = act_tanh(x[i]);
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) y[i] = act_tanh(x[i]);
+      });
       break;
     case UnaryKind::sigmoid:
-#pragma omp parallel for schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) y[i] = act_sigmoid(x[i]);
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) y[i] = act_sigmoid(x[i]);
+      });
       break;
     case UnaryKind::relu:
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) y[i] = x[i] > T(0) ? x[i] : T(0);
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) y[i] = x[i] > T(0) ? x[i] : T(0);
+      });
       break;
     case UnaryKind::exp:
-#pragma omp parallel for schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) y[i] = std::exp(x[i]);
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) y[i] = std::exp(x[i]);
+      });
       break;
     case UnaryKind::log:
-#pragma omp parallel for schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) y[i] = std::log(x[i]);
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) y[i] = std::log(x[i]);
+      });
       break;
     case UnaryKind::neg:
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) y[i] = -x[i];
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) y[i] = -x[i];
+      });
       break;
     case UnaryKind::sqrt:
-#pragma omp parallel for schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) y[i] = std::sqrt(x[i]);
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+        for (int64_t i = lo; i < hi; ++i) y[i] = std::sqrt(x[i]);
+      });
       break;
   }
 }
@@ -48,32 +57,46 @@ template <class T>
 void unary_backward(UnaryKind k, int64_t n, const T* x, const T* y, const T* gy, T* gx) {
   switch (k) {
     case UnaryKind::tanh:  // d tanh = 1 - y^2
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) gx[i] += gy[i] * (T(1) - y[i] * y[i]);
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) gx[i] += gy[i] * (T(1) - y[i] * y[i]);
+      });
       break;
     case UnaryKind::sigmoid:  // d sigmoid = y (1 - y)
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) gx[i] += gy[i] * y[i] * (T(1) - y[i]);
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) gx[i] += gy[i] * y[i] * (T(1) - y[i]);
+      });
       break;
     case UnaryKind::relu:
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) gx[i] += x[i] > T(0) ? gy[i] : T(0);
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) gx[i] += x[i] > T(0) ? gy[i] : T(0);
+      });
       break;
     case UnaryKind::exp:
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) gx[i] += gy[i] * y[i];
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) gx[i] += gy[i] * y[i];
+      });
       break;
     case UnaryKind::log:
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) gx[i] += gy[i] / x[i];
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) gx[i] += gy[i] / x[i];
+      });
       break;
     case UnaryKind::neg:
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) gx[i] -= gy[i];
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) gx[i] -= gy[i];
+      });
       break;
     case UnaryKind::sqrt:
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) gx[i] += gy[i] / (T(2) * y[i]);
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) gx[i] += gy[i] / (T(2) * y[i]);
+      });
       break;
   }
 }
@@ -82,21 +105,24 @@ template <class T>
 void binary_forward(BinaryKind k, int64_t n, int64_t na, const T* a, int64_t nb, const T* b, T* out) {
   auto run = [&](auto op) {
     if (na == n && nb == n) {
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-      for (int64_t i = 0; i < n; ++i) out[i] = op(a[i], b[i]);
+      parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+#pragma omp simd
+        for (int64_t i = lo; i < hi; ++i) out[i] = op(a[i], b[i]);
+      });
       return;
     }
     // One operand repeats with period p over rows of the other.
     const int64_t p = na == n ? nb : na;
     const int64_t rows = p ? n / p : 0;
-#pragma omp parallel for schedule(static) if (n > kParallelGrain)
-    for (int64_t r = 0; r < rows; ++r) {
-      const T* ar = na == n ? a + r * p : a;
-      const T* br = nb == n ? b + r * p : b;
-      T* o = out + r * p;
+    parallel_ranges(rows, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+      for (int64_t r = lo; r < hi; ++r) {
+        const T* ar = na == n ? a + r * p : a;
+        const T* br = nb == n ? b + r * p : b;
+        T* o = out + r * p;
 #pragma omp simd
-      for (int64_t j = 0; j < p; ++j) o[j] = op(ar[j], br[j]);
-    }
+        for (int64_t j = 0; j < p; ++j) o[j] = op(ar[j], br[j]);
+      }
+    });
   };
   switch (k) {
     case BinaryKind::add: run([](T x, T y) { return x + y; }); break;
@@ -113,41 +139,50 @@ void sum_rows_accumulate(int64_t rows, int64_t cols, const T* x, T* out) {
   // 1024 columns ran the generator's 256 x 8000 bias gradient in 76.5 us against 98.5 with 64-column blocks.
   // A quarter of the columns at most, so an LSTM's 4H = 1024 still splits over threads.
   const int64_t block = std::clamp<int64_t>(cols / 4, 64, 1024);
-#pragma omp parallel for schedule(static) if (rows * cols > kParallelGrain && cols >= 2 * block)
-  for (int64_t j0 = 0; j0 < cols; j0 += block) {
-    const int64_t j1 = j0 + block < cols ? j0 + block : cols;
-    for (int64_t r = 0; r < rows; ++r) {
-      const T* xr = x + r * cols;
-      // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
-      for (int64_t j = j0; j < j1; ++j) out[j] += xr[j];
+  const int64_t blocks = (cols + block - 1) / block;
+  parallel_ranges(blocks, rows * cols > kParallelGrain && cols >= 2 * block, [=](int64_t lo, int64_t hi) {
+    for (int64_t bj = lo; bj < hi; ++bj) {
+      const int64_t j0 = bj * block, j1 = j0 + block < cols ? j0 + block : cols;
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* xr = x + r * cols;
+        // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
+        for (int64_t j = j0; j < j1; ++j) out[j] += xr[j];
+      }
     }
-  }
+  });
 }
 
 template <class T>
 void affine(int64_t n, const T* x, T alpha, T beta, T* y) {
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) y[i] = alpha * x[i] + beta;
+  parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+#pragma omp simd
+    for (int64_t i = lo; i < hi; ++i) y[i] = alpha * x[i] + beta;
+  });
 }
 
 template <class T>
 void axpy(int64_t n, T alpha, const T* x, T* y) {
-  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) y[i] += alpha * x[i];
+  parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
+#pragma omp simd
+    for (int64_t i = lo; i < hi; ++i) y[i] += alpha * x[i];
+  });
 }
 
 template <class T>
 void mul(int64_t n, const T* x, const T* m, T* y) {
-  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * m[i];
+  parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
+#pragma omp simd
+    for (int64_t i = lo; i < hi; ++i) y[i] = x[i] * m[i];
+  });
 }
 
 template <class T>
 void masked_fill(int64_t n, const T* x, int64_t n_mask, const uint8_t* mask, T value, T* y) {
-#pragma omp parallel for schedule(static) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) y[i] = mask[i % n_mask] ? value : x[i];
+  parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) y[i] = mask[i % n_mask] ? value : x[i];
+  });
 }
 
 template <class T>
@@ -163,9 +198,10 @@ void window_mask(int64_t rows, int64_t cols, const T* centers, const uint8_t* sr
 
 template <class T>
 void masked_fill_backward(int64_t n, const T* gy, int64_t n_mask, const uint8_t* mask, T* gx) {
-#pragma omp parallel for schedule(static) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i)
-    if (!mask[i % n_mask]) gx[i] += gy[i];
+  parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      if (!mask[i % n_mask]) gx[i] += gy[i];
+  });
 }
 
 template <class T>
@@ -177,16 +213,17 @@ void dropout_mask(int64_t n, float p, uint64_t seed, uint64_t offset, T* m) {
   constexpr int64_t kTileBlocks = 64;
   const int64_t blocks = (n + 3) / 4;
   const int64_t tiles = (blocks + kTileBlocks - 1) / kTileBlocks;
-#pragma omp parallel for schedule(static) if (n > kParallelGrain)
-  for (int64_t t = 0; t < tiles; ++t) {
-    alignas(32) uint32_t words[4 * kTileBlocks];
-    const int64_t b0 = t * kTileBlocks, tile_blocks = std::min(kTileBlocks, blocks - b0);
-    philox_blocks(seed, offset + static_cast<uint64_t>(b0), tile_blocks, words);
-    const int64_t len = std::min(4 * tile_blocks, n - 4 * b0);
-    T* __restrict out = m + 4 * b0;
-    // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
-    for (int64_t i = 0; i < len; ++i) out[i] = philox_uniform(words[i]) >= p ? scale : T(0);
-  }
+  parallel_ranges(tiles, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    for (int64_t t = lo; t < hi; ++t) {
+      alignas(32) uint32_t words[4 * kTileBlocks];
+      const int64_t b0 = t * kTileBlocks, tile_blocks = std::min(kTileBlocks, blocks - b0);
+      philox_blocks(seed, offset + static_cast<uint64_t>(b0), tile_blocks, words);
+      const int64_t len = std::min(4 * tile_blocks, n - 4 * b0);
+      T* __restrict out = m + 4 * b0;
+      // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
+      for (int64_t i = 0; i < len; ++i) out[i] = philox_uniform(words[i]) >= p ? scale : T(0);
+    }
+  });
 }
 
 #define LUONG_INSTANTIATE(T)                                                                       \

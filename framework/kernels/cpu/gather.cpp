@@ -11,8 +11,10 @@ template <class T>
 int64_t embedding_forward(int64_t n, int64_t dim, int64_t rows, const int64_t* ids, const T* table, T* out) {
   for (int64_t i = 0; i < n; ++i)
     if (ids[i] < 0 || ids[i] >= rows) return i;
-#pragma omp parallel for schedule(static) if (n * dim > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * dim, table + ids[i] * dim, sizeof(T) * static_cast<size_t>(dim));
+  parallel_ranges(n, n * dim > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      std::memcpy(out + i * dim, table + ids[i] * dim, sizeof(T) * static_cast<size_t>(dim));
+  });
   return -1;
 }
 
@@ -35,16 +37,17 @@ template <class T>
 void copy_block(int64_t outer, int64_t inner, int64_t len, const T* src, int64_t src_len, int64_t src_start, T* dst,
                 int64_t dst_len, int64_t dst_start, bool accumulate) {
   const int64_t chunk = len * inner;
-#pragma omp parallel for schedule(static) if (outer * chunk > kParallelGrain)
-  for (int64_t o = 0; o < outer; ++o) {
-    const T* s = src + (o * src_len + src_start) * inner;
-    T* d = dst + (o * dst_len + dst_start) * inner;
-    if (accumulate) {
-      for (int64_t i = 0; i < chunk; ++i) d[i] += s[i];
-    } else {
-      std::memcpy(d, s, sizeof(T) * static_cast<size_t>(chunk));
+  parallel_ranges(outer, outer * chunk > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    for (int64_t o = lo; o < hi; ++o) {
+      const T* s = src + (o * src_len + src_start) * inner;
+      T* d = dst + (o * dst_len + dst_start) * inner;
+      if (accumulate) {
+        for (int64_t i = 0; i < chunk; ++i) d[i] += s[i];
+      } else {
+        std::memcpy(d, s, sizeof(T) * static_cast<size_t>(chunk));
+      }
     }
-  }
+  });
 }
 
 void concat_parts(int64_t count, const void* const* src, const int64_t* bytes, void* dst) {
@@ -52,22 +55,25 @@ void concat_parts(int64_t count, const void* const* src, const int64_t* bytes, v
   for (int64_t i = 0; i < count; ++i) begin[static_cast<size_t>(i) + 1] = begin[static_cast<size_t>(i)] + bytes[i];
   char* out = static_cast<char*>(dst);
   // One parallel region over the parts (a copy_bytes per part opened one each).
-#pragma omp parallel for schedule(static) if (count > 1 && begin.back() > kParallelGrain * 4)
-  for (int64_t i = 0; i < count; ++i)
-    if (bytes[i] > 0) std::memcpy(out + begin[static_cast<size_t>(i)], src[i], static_cast<size_t>(bytes[i]));
+  const int64_t* at = begin.data();
+  parallel_ranges(count, count > 1 && begin.back() > kParallelGrain * 4, [=](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i)
+      if (bytes[i] > 0) std::memcpy(out + at[i], src[i], static_cast<size_t>(bytes[i]));
+  });
 }
 
 template <class T>
 void transpose(int64_t outer, int64_t a, int64_t mid, int64_t b, int64_t inner, const T* src, T* dst, bool accumulate) {
-#pragma omp parallel for schedule(static) if (outer * a * mid * b * inner > kParallelGrain)
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t i = 0; i < a; ++i)
-      for (int64_t m = 0; m < mid; ++m)
-        for (int64_t j = 0; j < b; ++j) {
-          const T* s = src + (((o * a + i) * mid + m) * b + j) * inner;
-          T* d = dst + (((o * b + j) * mid + m) * a + i) * inner;
-          for (int64_t k = 0; k < inner; ++k) d[k] = accumulate ? d[k] + s[k] : s[k];
-        }
+  parallel_ranges(outer, outer * a * mid * b * inner > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    for (int64_t o = lo; o < hi; ++o)
+      for (int64_t i = 0; i < a; ++i)
+        for (int64_t m = 0; m < mid; ++m)
+          for (int64_t j = 0; j < b; ++j) {
+            const T* s = src + (((o * a + i) * mid + m) * b + j) * inner;
+            T* d = dst + (((o * b + j) * mid + m) * a + i) * inner;
+            for (int64_t k = 0; k < inner; ++k) d[k] = accumulate ? d[k] + s[k] : s[k];
+          }
+  });
 }
 
 #define LUONG_INSTANTIATE(T)                                                                                      \

@@ -39,8 +39,9 @@ void blas(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const
 void round_into(std::vector<float>& out, const float* x, int64_t count, int mantissa_bits) {
   if (out.size() < static_cast<size_t>(count)) out.resize(static_cast<size_t>(count));
   float* y = out.data();
-#pragma omp parallel for schedule(static) if (count >= kParallelGrain)
-  for (int64_t i = 0; i < count; ++i) y[i] = round_mantissa_rne(x[i], mantissa_bits);
+  parallel_ranges(count, count >= kParallelGrain, [=](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) y[i] = round_mantissa_rne(x[i], mantissa_bits);
+  });
 }
 
 int reduced_mantissa_bits(GemmPrecision p) { return p == GemmPrecision::bf16 ? 7 : 10; }

@@ -88,37 +88,39 @@ void cell_backward_row(int64_t hidden, const T* __restrict gi, const T* __restri
 template <class T>
 void lstm_cell_forward(int64_t batch, int64_t hidden, const T* z, const T* c_prev, T* gates, T* c, T* h,
                        const T* bias) {
-#pragma omp parallel for schedule(static) if (batch * hidden > kParallelGrain / 4)
-  for (int64_t b = 0; b < batch; ++b) {
-    const T* zb = z + b * 4 * hidden;
-    T* gb = gates + b * 4 * hidden;
-    const int64_t k = b * hidden;
-    // Without a bias the bias blocks are never read; z's own blocks stand in for them.
-    const T* bb = bias ? bias : zb;
-    auto row = [&](auto has_bias) {
-      cell_forward_row<decltype(has_bias)::value>(hidden, zb, zb + hidden, zb + 2 * hidden, zb + 3 * hidden, bb,
-                                                  bb + hidden, bb + 2 * hidden, bb + 3 * hidden, c_prev + k, gb,
-                                                  gb + hidden, gb + 2 * hidden, gb + 3 * hidden, c + k, h + k);
-    };
-    if (bias)
-      row(std::true_type{});
-    else
-      row(std::false_type{});
-  }
+  parallel_ranges(batch, batch * hidden > kParallelGrain / 4, [=](int64_t lo, int64_t hi) {
+    for (int64_t b = lo; b < hi; ++b) {
+      const T* zb = z + b * 4 * hidden;
+      T* gb = gates + b * 4 * hidden;
+      const int64_t k = b * hidden;
+      // Without a bias the bias blocks are never read; z's own blocks stand in for them.
+      const T* bb = bias ? bias : zb;
+      auto row = [&](auto has_bias) {
+        cell_forward_row<decltype(has_bias)::value>(hidden, zb, zb + hidden, zb + 2 * hidden, zb + 3 * hidden, bb,
+                                                    bb + hidden, bb + 2 * hidden, bb + 3 * hidden, c_prev + k, gb,
+                                                    gb + hidden, gb + 2 * hidden, gb + 3 * hidden, c + k, h + k);
+      };
+      if (bias)
+        row(std::true_type{});
+      else
+        row(std::false_type{});
+    }
+  });
 }
 
 template <class T>
 void lstm_cell_backward(int64_t batch, int64_t hidden, const T* gates, const T* c_prev, const T* c, const T* dh,
                         const T* dc, T* dz, T* dc_prev, bool accumulate_dc_prev) {
-#pragma omp parallel for schedule(static) if (batch * hidden > kParallelGrain / 4)
-  for (int64_t b = 0; b < batch; ++b) {
-    const T* gb = gates + b * 4 * hidden;
-    T* dzb = dz + b * 4 * hidden;
-    const int64_t k = b * hidden;
-    cell_backward_row(hidden, gb, gb + hidden, gb + 2 * hidden, gb + 3 * hidden, c_prev + k, c + k,
-                      dh ? dh + k : nullptr, dc ? dc + k : nullptr, dzb, dzb + hidden, dzb + 2 * hidden,
-                      dzb + 3 * hidden, dc_prev ? dc_prev + k : nullptr, accumulate_dc_prev);
-  }
+  parallel_ranges(batch, batch * hidden > kParallelGrain / 4, [=](int64_t lo, int64_t hi) {
+    for (int64_t b = lo; b < hi; ++b) {
+      const T* gb = gates + b * 4 * hidden;
+      T* dzb = dz + b * 4 * hidden;
+      const int64_t k = b * hidden;
+      cell_backward_row(hidden, gb, gb + hidden, gb + 2 * hidden, gb + 3 * hidden, c_prev + k, c + k,
+                        dh ? dh + k : nullptr, dc ? dc + k : nullptr, dzb, dzb + hidden, dzb + 2 * hidden,
+                        dzb + 3 * hidden, dc_prev ? dc_prev + k : nullptr, accumulate_dc_prev);
+    }
+  });
 }
 
 template <class T>

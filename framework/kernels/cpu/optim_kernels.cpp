@@ -9,18 +9,22 @@ namespace luong::cpu {
 template <class T>
 void sgd_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T lr, T momentum, T weight_decay) {
   if (m == nullptr) {
-    // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-    for (int64_t i = 0; i < n; ++i) param[i] -= lr * (grad_scale * grad[i] + weight_decay * param[i]);
+    parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+      // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
+#pragma omp simd
+      for (int64_t i = lo; i < hi; ++i) param[i] -= lr * (grad_scale * grad[i] + weight_decay * param[i]);
+    });
     return;
   }
-  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) {
-    const T g = grad_scale * grad[i] + weight_decay * param[i];
-    m[i] = momentum * m[i] + g;
-    param[i] -= lr * m[i];
-  }
+  parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
+#pragma omp simd
+    for (int64_t i = lo; i < hi; ++i) {
+      const T g = grad_scale * grad[i] + weight_decay * param[i];
+      m[i] = momentum * m[i] + g;
+      param[i] -= lr * m[i];
+    }
+  });
 }
 
 template <class T>
@@ -28,17 +32,18 @@ void adam_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T* v, T
                  T weight_decay, bool decoupled, T bias_correction1, T bias_correction2) {
   const T coupled_wd = decoupled ? T(0) : weight_decay;
   const T decoupled_wd = decoupled ? weight_decay : T(0);
-  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
-#pragma omp parallel for schedule(static) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) {
-    const T p = param[i];
-    const T g = grad_scale * grad[i] + coupled_wd * p;
-    m[i] = beta1 * m[i] + (T(1) - beta1) * g;
-    v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;
-    const T m_hat = m[i] / bias_correction1;
-    const T v_hat = v[i] / bias_correction2;
-    param[i] = p - lr * (m_hat / (std::sqrt(v_hat) + eps) + decoupled_wd * p);
-  }
+  parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
+    for (int64_t i = lo; i < hi; ++i) {
+      const T p = param[i];
+      const T g = grad_scale * grad[i] + coupled_wd * p;
+      m[i] = beta1 * m[i] + (T(1) - beta1) * g;
+      v[i] = beta2 * v[i] + (T(1) - beta2) * g * g;
+      const T m_hat = m[i] / bias_correction1;
+      const T v_hat = v[i] / bias_correction2;
+      param[i] = p - lr * (m_hat / (std::sqrt(v_hat) + eps) + decoupled_wd * p);
+    }
+  });
 }
 
 #define LUONG_INSTANTIATE(T)                                          \

@@ -60,11 +60,12 @@ void pack_b(bool trans_b, int64_t k, int64_t n, const float* b, float* packed) {
   const int64_t panels = (n + kPanelCols - 1) / kPanelCols;
   const int64_t group = trans_b ? 1 : std::clamp<int64_t>((panels + num_threads() - 1) / num_threads(), 1, 8);
   const int64_t groups = (panels + group - 1) / group;
-#pragma omp parallel for schedule(static) if (k * n >= kParallelGrain)
-  for (int64_t g = 0; g < groups; ++g) {
-    const int64_t j0 = g * group * kPanelCols, width = std::min(group * kPanelCols, n - j0);
-    avx512::pack_panels(trans_b, b, trans_b ? k : n, 0, k, j0, width, packed + j0 * k);
-  }
+  parallel_ranges(groups, k * n >= kParallelGrain, [=](int64_t lo, int64_t hi) {
+    for (int64_t g = lo; g < hi; ++g) {
+      const int64_t j0 = g * group * kPanelCols, width = std::min(group * kPanelCols, n - j0);
+      avx512::pack_panels(trans_b, b, trans_b ? k : n, 0, k, j0, width, packed + j0 * k);
+    }
+  });
 }
 
 void gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const float* packed_b, float beta, float* c) {

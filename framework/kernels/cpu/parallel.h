@@ -1,8 +1,13 @@
 // OpenMP helpers. Work is split into fixed-size blocks independent of the thread count, and reductions
 // combine block partials in block order, so every result is bitwise identical for any number of threads.
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace luong::cpu {
 
@@ -13,6 +18,37 @@ constexpr int64_t kReduceBlock = 1 << 12;
 
 void set_num_threads(int n);
 int num_threads();
+
+// Runs body(begin, end) over [0, n). When `worth_threads` (the caller's grain test) holds, more than one
+// OpenMP thread is set and no parallel region is running, the range is split over a team exactly as
+// `#pragma omp parallel for schedule(static)` splits a loop (one contiguous piece per thread, the first
+// n % threads pieces one longer), so a result that depends on the split keeps its bits. Otherwise body
+// runs once, on the calling thread, without entering OpenMP at all.
+// Why not `#pragma omp parallel for if (...)`: with a false if-clause libgomp still starts a team of one
+// and ends it with a futex wake, a system call: 320-390 ns a call on the development VM against 15-23 ns
+// for the same loop inline, and the tiny model's training step (the engine's host-time proxy) made ~1,900
+// such calls (docs/PERFORMANCE.md, "OpenMP regions that never split").
+// Bodies capture by value ([=]) what their loops read: through a by-reference capture every store the loop
+// makes might change a captured scalar or pointer, and GCC then left the Adam update, the dropout mask and
+// ReLU's backward scalar (tests/codegen/check_hot_loops.py caught the first two).
+template <class Body>
+void parallel_ranges(int64_t n, bool worth_threads, const Body& body) {
+  if (n <= 0) return;
+#ifdef _OPENMP
+  if (worth_threads && n > 1 && omp_get_max_threads() > 1 && !omp_in_parallel()) {
+#pragma omp parallel
+    {
+      const int64_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+      const int64_t piece = n / threads, longer = n % threads;
+      const int64_t begin = t * piece + std::min(t, longer);
+      const int64_t end = begin + piece + (t < longer ? 1 : 0);
+      if (begin < end) body(begin, end);
+    }
+    return;
+  }
+#endif
+  body(int64_t{0}, n);
+}
 
 // memset(dst, 0, bytes) and memcpy(dst, src, bytes), split over the threads from 1 MiB up (gradient buffers
 // of the size of an embedding table: one thread reaches about half of the two cores' memory bandwidth).

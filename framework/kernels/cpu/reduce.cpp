@@ -1,5 +1,6 @@
 #include "framework/kernels/cpu/reduce.h"
 
+#include <atomic>
 #include <cmath>
 #include <vector>
 
@@ -19,22 +20,24 @@ double blocked_sum(int64_t n, const T* x, F f) {
   constexpr int64_t kLanes = 32;
   static_assert(kReduceBlock % kLanes == 0, "lanes must tile a block");
   const int64_t blocks = (n + kReduceBlock - 1) / kReduceBlock;
-  std::vector<double> partial(static_cast<size_t>(blocks), 0.0);
-#pragma omp parallel for schedule(static) if (n > kParallelGrain)
-  for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t lo = b * kReduceBlock, hi = lo + kReduceBlock < n ? lo + kReduceBlock : n;
-    double lane[kLanes] = {};
-    int64_t i = lo;
-    for (; i + kLanes <= hi; i += kLanes)
-      // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
-      for (int64_t l = 0; l < kLanes; ++l) lane[l] += f(static_cast<double>(x[i + l]));
-    double s = 0.0;
-    for (; i < hi; ++i) s += f(static_cast<double>(x[i]));
-    for (int64_t l = 0; l < kLanes; ++l) s += lane[l];
-    partial[static_cast<size_t>(b)] = s;
-  }
+  std::vector<double> partials(static_cast<size_t>(blocks), 0.0);
+  double* partial = partials.data();
+  parallel_ranges(blocks, n > kParallelGrain, [=](int64_t first, int64_t last) {
+    for (int64_t b = first; b < last; ++b) {
+      const int64_t lo = b * kReduceBlock, hi = lo + kReduceBlock < n ? lo + kReduceBlock : n;
+      double lane[kLanes] = {};
+      int64_t i = lo;
+      for (; i + kLanes <= hi; i += kLanes)
+        // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
+        for (int64_t l = 0; l < kLanes; ++l) lane[l] += f(static_cast<double>(x[i + l]));
+      double s = 0.0;
+      for (; i < hi; ++i) s += f(static_cast<double>(x[i]));
+      for (int64_t l = 0; l < kLanes; ++l) s += lane[l];
+      partial[b] = s;
+    }
+  });
   double total = 0.0;
-  for (double p : partial) total += p;
+  for (double p : partials) total += p;
   return total;
 }
 
@@ -62,33 +65,37 @@ void sum_squares_to(int64_t n, const T* x, double* out) {
 
 template <class T>
 void sum_dim(int64_t outer, int64_t len, int64_t inner, const T* x, T* out) {
-#pragma omp parallel for schedule(static) if (outer * len * inner > kParallelGrain)
-  for (int64_t o = 0; o < outer; ++o) {
-    T* dst = out + o * inner;
-    for (int64_t i = 0; i < inner; ++i) dst[i] = T(0);
-    for (int64_t r = 0; r < len; ++r) {
-      const T* src = x + (o * len + r) * inner;
-      for (int64_t i = 0; i < inner; ++i) dst[i] += src[i];
+  parallel_ranges(outer, outer * len * inner > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    for (int64_t o = lo; o < hi; ++o) {
+      T* dst = out + o * inner;
+      for (int64_t i = 0; i < inner; ++i) dst[i] = T(0);
+      for (int64_t r = 0; r < len; ++r) {
+        const T* src = x + (o * len + r) * inner;
+        for (int64_t i = 0; i < inner; ++i) dst[i] += src[i];
+      }
     }
-  }
+  });
 }
 
 template <class T>
 void sum_dim_backward(int64_t outer, int64_t len, int64_t inner, const T* gy, T* gx) {
-#pragma omp parallel for schedule(static) if (outer * len * inner > kParallelGrain)
-  for (int64_t o = 0; o < outer; ++o)
-    for (int64_t r = 0; r < len; ++r) {
-      T* dst = gx + (o * len + r) * inner;
-      const T* src = gy + o * inner;
-      for (int64_t i = 0; i < inner; ++i) dst[i] += src[i];
-    }
+  parallel_ranges(outer, outer * len * inner > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    for (int64_t o = lo; o < hi; ++o)
+      for (int64_t r = 0; r < len; ++r) {
+        T* dst = gx + (o * len + r) * inner;
+        const T* src = gy + o * inner;
+        for (int64_t i = 0; i < inner; ++i) dst[i] += src[i];
+      }
+  });
 }
 
 template <class T>
 void scale(int64_t n, T alpha, T* x) {
-  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) x[i] *= alpha;
+  parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+    // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
+#pragma omp simd
+    for (int64_t i = lo; i < hi; ++i) x[i] *= alpha;
+  });
 }
 
 void clip_decide(double* stats, int64_t tokens, double clip_norm) {
@@ -99,8 +106,10 @@ void clip_decide(double* stats, int64_t tokens, double clip_norm) {
 template <class T>
 void scale_or_zero(int64_t n, const double* stats, T* x) {
   if (stats[1] == 0.0) {
-#pragma omp parallel for simd schedule(static) if (n > kParallelGrain)
-    for (int64_t i = 0; i < n; ++i) x[i] = T(0);
+    parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+#pragma omp simd
+      for (int64_t i = lo; i < hi; ++i) x[i] = T(0);
+    });
     return;
   }
   if (stats[2] != 1.0) scale(n, static_cast<T>(stats[2]), x);  // as average_and_clip_: no pass for 1
@@ -108,10 +117,13 @@ void scale_or_zero(int64_t n, const double* stats, T* x) {
 
 template <class T>
 bool has_non_finite(int64_t n, const T* x) {
-  int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (n > kParallelGrain)
-  for (int64_t i = 0; i < n; ++i) bad |= !std::isfinite(x[i]);
-  return bad != 0;
+  std::atomic<bool> bad{false};
+  parallel_ranges(n, n > kParallelGrain, [=, &bad](int64_t lo, int64_t hi) {
+    int mine = 0;  // an int, not a bool: the OR then vectorises
+    for (int64_t i = lo; i < hi; ++i) mine |= !std::isfinite(x[i]);
+    if (mine) bad.store(true, std::memory_order_relaxed);
+  });
+  return bad.load(std::memory_order_relaxed);
 }
 
 #define LUONG_INSTANTIATE(T)                                                  \
