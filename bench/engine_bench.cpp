@@ -1,5 +1,5 @@
-// Engine benchmarks: GEMM through the engine vs raw OpenBLAS, autograd overhead per tiny op, and the fused
-// LSTM cell against its composition. Prints a table; never asserted.
+// Engine benchmarks: GEMM through the engine vs raw OpenBLAS, autograd overhead per tiny op, what a loop below
+// the parallel grain costs, and the fused LSTM cell against its composition. Prints a table; never asserted.
 #include <cblas.h>
 
 #include <algorithm>
@@ -212,6 +212,40 @@ void lstm_kernel_rows(Generator& g) {
   }
 }
 
+// What a loop below the parallel grain costs per call, three ways: inline, through cpu::parallel_ranges (which
+// enters no OpenMP region below the grain), and as the kernels were written before it, `#pragma omp parallel
+// for` with a false if-clause (libgomp still starts a team of one, and ends it with a futex wake).
+__attribute__((noinline)) void small_loop_inline(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] * 1.0001f + 1.0f;
+}
+__attribute__((noinline)) void small_loop_ranges(float* x, int64_t n) {
+  cpu::parallel_ranges(n, n > cpu::kParallelGrain, [=](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) x[i] = x[i] * 1.0001f + 1.0f;
+  });
+}
+__attribute__((noinline)) void small_loop_if_clause(float* x, int64_t n) {
+#pragma omp parallel for schedule(static) if (n > cpu::kParallelGrain)
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] * 1.0001f + 1.0f;
+}
+
+void small_loop_rows() {
+  std::printf("\n## A loop below the parallel grain (16 floats), per call\n\n");
+  std::printf("| how | ns per call |\n|---|---|\n");
+  std::vector<float> x(16, 1.0f);
+  const int reps = 100000;
+  const int64_t n = static_cast<int64_t>(x.size());
+  const std::pair<const char*, void (*)(float*, int64_t)> ways[] = {
+      {"plain loop", small_loop_inline},
+      {"cpu::parallel_ranges (inline below the grain)", small_loop_ranges},
+      {"`#pragma omp parallel for if (...)`, false", small_loop_if_clause}};
+  for (const auto& [name, run] : ways) {
+    const double t = time_best([&] {
+      for (int i = 0; i < reps; ++i) run(x.data(), n);
+    });
+    std::printf("| %s | %.1f |\n", name, t / reps * 1e9);
+  }
+}
+
 // One decoder step of global attention (score, masked softmax over the source, context) forward and
 // backward, at the benchmark model's size and the paper model's.
 void attention_rows(Generator& g) {
@@ -255,6 +289,7 @@ int main(int argc, char** argv) {
   packed_gemm_rows(g);
   blocked_gemm_rows(g);
   overhead_rows(g);
+  small_loop_rows();
   lstm_rows(g);
   lstm_kernel_rows(g);
   attention_rows(g);

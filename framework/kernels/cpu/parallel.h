@@ -25,9 +25,10 @@ int num_threads();
 // n % threads pieces one longer), so a result that depends on the split keeps its bits. Otherwise body
 // runs once, on the calling thread, without entering OpenMP at all.
 // Why not `#pragma omp parallel for if (...)`: with a false if-clause libgomp still starts a team of one
-// and ends it with a futex wake, a system call: 320-390 ns a call on the development VM against 15-23 ns
-// for the same loop inline, and the tiny model's training step (the engine's host-time proxy) made ~1,900
-// such calls (docs/PERFORMANCE.md, "OpenMP regions that never split").
+// and ends it with a futex wake, a system call: ~360 ns a call on the development VM against ~7 ns for the
+// same 16-element loop inline (bench/engine_bench, "A loop below the parallel grain"), and the tiny model's
+// training step (the engine's host-time proxy) made ~1,900 such calls (docs/PERFORMANCE.md, "OpenMP
+// regions that never split").
 // Bodies capture by value ([=]) what their loops read: through a by-reference capture every store the loop
 // makes might change a captured scalar or pointer, and GCC then left the Adam update, the dropout mask and
 // ReLU's backward scalar (tests/codegen/check_hot_loops.py caught the first two).
