@@ -6,7 +6,6 @@
 #include <atomic>
 #include <cstdint>
 #include <queue>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -54,9 +53,7 @@ std::atomic<uint64_t> g_last_pass{0};
 
 struct Graph {
   uint64_t pass = 0;
-  std::vector<NodeState> state;                      // every node reachable from the root, by first sight
-  std::unordered_map<VariableImpl*, int> leaf_uses;  // edges into each grad-requiring leaf
-  std::unordered_map<VariableImpl*, int> uses;       // edges into every grad-requiring variable
+  std::vector<NodeState> state;  // every node reachable from the root, by first sight
 
   NodeState& of(Node* n) { return state[n->backward_index]; }
 };
@@ -78,9 +75,14 @@ Graph discover(Node* root) {
     g.of(n).seq = next_seq++;  // the order of expansion, which the ready queue follows
     for (const auto& in : n->inputs()) {
       if (!in->requires_grad) continue;
-      ++g.uses[in.get()];
+      if (in->backward_pass != g.pass) {  // first sight in this pass: its counts from an earlier one are stale
+        in->backward_pass = g.pass;
+        in->backward_uses = 0;
+        in->backward_uses_left = 0;
+      }
+      ++in->backward_uses;
       if (!in->grad_fn) {
-        ++g.leaf_uses[in.get()];
+        ++in->backward_uses_left;
         continue;
       }
       Node* p = in->grad_fn.get();
@@ -124,7 +126,7 @@ void Variable::backward(const Tensor& grad_output) const {
   std::shared_ptr<Node> root = impl_->grad_fn;
   Graph g = discover(root.get());
   // Weight-gradient products of multi-use weights wait here until the weight's last consumer has run.
-  WeightGradDeferral deferral(std::move(g.uses));
+  WeightGradDeferral deferral(g.pass);
   // Nothing writes a parameter during backward: every step's dx = dz W^T reuses one packed W^T.
   PackedWeightScope packed_weights;
 
@@ -153,7 +155,7 @@ void Variable::backward(const Tensor& grad_output) const {
     for (const auto& in : inputs) {
       if (!in->requires_grad) continue;
       if (!in->grad_fn) {
-        if (--g.leaf_uses[in.get()] == 0) {
+        if (--in->backward_uses_left == 0) {
           deferral.flush(*in);
           read_grad(*in);  // a leaf no node gave a gradient to: its pending zero is written before anyone reads it
           if (in->grad_ready_hook) in->grad_ready_hook(*in);

@@ -4,6 +4,7 @@
 // cycles, and it is freed as soon as the last output a user holds goes away or backward has run. What a
 // node holds of an interior input is its place in the graph, not its data (see VariableImpl::data).
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -44,6 +45,14 @@ struct VariableImpl {
   GradReadyHook grad_ready_hook;
   int consumer_edges = 0;  // nodes holding this as an input (Node::attach / Node::release)
   bool shows_parameter = false;  // a slice or reshape of a parameter, in any grad mode (ops/weight_gemm.h)
+  // Written by the discovery of the backward pass numbered backward_pass (engine.cpp) and valid while it runs:
+  // the graph edges into this variable, and for a leaf how many of them have still to deliver (its gradient
+  // is final at zero). Fields tagged with the pass, as Node::backward_index, instead of two hash maps per
+  // pass: those made a heap node per variable. A variable is in one running pass at a time (two threads'
+  // passes sharing one would race on its gradient as well).
+  uint64_t backward_pass = 0;
+  int backward_uses = 0;
+  int backward_uses_left = 0;
 };
 
 // v.grad, made safe to accumulate into in place: a shared (aliased) gradient is copied first, a pending zero

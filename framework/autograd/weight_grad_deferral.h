@@ -10,6 +10,7 @@
 // of the stacked rows is the engine's deterministic node order, so results are
 // bitwise reproducible from run to run and rank to rank.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -23,9 +24,9 @@ class WeightGradDeferral {
   // Products with more rows than this already run near the GEMM's peak and are not deferred.
   static constexpr int64_t kMaxRows = 512;
 
-  // uses: the number of graph edges into each variable in this pass (the engine's discovery). Installs
-  // itself as the pass in progress on this thread until destroyed.
-  explicit WeightGradDeferral(std::unordered_map<VariableImpl*, int> uses);
+  // pass: the number of the backward pass, whose discovery counted the graph edges into each variable
+  // (VariableImpl::backward_uses). Installs itself as the pass in progress on this thread until destroyed.
+  explicit WeightGradDeferral(uint64_t pass);
   // Drops products never flushed (a backward that threw), so the next pass starts clean.
   ~WeightGradDeferral();
   WeightGradDeferral(const WeightGradDeferral&) = delete;
@@ -74,7 +75,7 @@ class WeightGradDeferral {
   Tensor shared_stack(const std::vector<Tensor>& parts, int64_t cols, bool keep, bool required);
   void release_stack(const std::vector<Tensor>& parts);
 
-  std::unordered_map<VariableImpl*, int> uses_;
+  uint64_t pass_;
   std::unordered_map<VariableImpl*, Pending> pending_;
   std::vector<SharedStack> stacks_;
   WeightGradDeferral* previous_;
