@@ -29,22 +29,15 @@ namespace {
 
 constexpr size_t kSplitBytes = size_t{1} << 20;
 
-// Runs op(offset, length) over [0, bytes) in one contiguous, cache-line-aligned piece per thread.
+// Runs op(offset, length) over [0, bytes): from kSplitBytes up, one contiguous run of whole cache lines per
+// thread (the last line may be short), through parallel_ranges like every other split loop.
 template <class Op>
 void split_bytes(size_t bytes, Op op) {
-#ifdef _OPENMP
-  if (bytes >= kSplitBytes && !omp_in_parallel() && omp_get_max_threads() > 1) {
-#pragma omp parallel
-    {
-      const size_t threads = static_cast<size_t>(omp_get_num_threads()), t = static_cast<size_t>(omp_get_thread_num());
-      const size_t piece = (bytes / threads + 63) / 64 * 64, begin = std::min(bytes, t * piece);
-      const size_t end = std::min(bytes, begin + piece);
-      if (end > begin) op(begin, end - begin);
-    }
-    return;
-  }
-#endif
-  op(size_t{0}, bytes);
+  const int64_t lines = static_cast<int64_t>((bytes + 63) / 64);
+  parallel_ranges(lines, bytes >= kSplitBytes, [=](int64_t first, int64_t last) {
+    const size_t begin = static_cast<size_t>(first) * 64, end = std::min(bytes, static_cast<size_t>(last) * 64);
+    op(begin, end - begin);
+  });
 }
 
 }  // namespace
