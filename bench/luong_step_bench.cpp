@@ -24,7 +24,7 @@
 #include "framework/core/heap_allocator.h"
 #include "framework/core/precision.h"
 #include "framework/core/process_setup.h"
-#include "framework/kernels/cpu/amx_bf16_gemm.h"
+#include "framework/kernels/cpu/bf16_gemm.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/memory/allocator.h"
 #include "framework/ops/weight_gemm.h"
@@ -232,8 +232,9 @@ nlohmann::json run(const BenchArgs& a) {
           : cpu::packed_gemm_enabled() ? ", luong's AVX-512 GEMMs on (packed weights, blocked; OpenBLAS the rest)"
                                        : ", luong's AVX-512 GEMMs off (OpenBLAS only)",
           !device.is_cpu() || a.precision != "bf16" ? ""
-          : cpu::amx_bf16_enabled()                 ? ", bf16 GEMMs on AMX tiles"
-                                                    : ", bf16 GEMMs emulated (no AMX)",
+          : cpu::bf16_kernel() == cpu::Bf16Kernel::amx ? ", bf16 GEMMs on AMX tiles"
+          : cpu::bf16_kernel() == cpu::Bf16Kernel::avx512_bf16 ? ", bf16 GEMMs on AVX512-BF16"
+                                                               : ", bf16 GEMMs emulated (no AMX, no AVX512-BF16)",
           !graph             ? ""
           : device.is_cuda() ? ", the step as one CUDA graph"
                              : ", the step capture-checked");

@@ -13,7 +13,7 @@
 #include <algorithm>
 
 #include "framework/autograd/node.h"
-#include "framework/kernels/cpu/amx_bf16_gemm.h"
+#include "framework/kernels/cpu/bf16_gemm.h"
 #include "framework/kernels/dispatch.h"
 #include "framework/ops/loss_targets.h"
 #include "framework/ops/op_registry.h"
@@ -111,10 +111,10 @@ struct LinearCrossEntropyOp : Node {
     Tensor z = Tensor::empty({chunk_rows, vocab}, dt, dev);
     Tensor row_loss = Tensor::empty({kept}, dt, dev);
     // On CUDA under bf16 the weight is converted once for the chunks' forward and dx products instead of
-    // twice per chunk (ops/weight_gemm.h), and on a CPU with AMX under bf16 packed once into bf16 panels. The
+    // twice per chunk (ops/weight_gemm.h), and on a CPU with AMX or AVX512-BF16 under bf16 packed once into bf16 panels. The
     // CPU multiplies it unpacked in float32: packing the generator's weight once measured slower there
     // (docs/PERFORMANCE.md, "Measured and rejected").
-    const bool w_copy = (dev.is_cuda() || cpu::bf16_gemms_on_amx()) && is_parameter_view(w);
+    const bool w_copy = (dev.is_cuda() || cpu::bf16_gemms_native()) && is_parameter_view(w);
     PackedWeightScope weight_copies;
     dispatch_float(dt, "linear_cross_entropy", [&](auto t) {
       using T = decltype(t);

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "framework/core/precision.h"
-#include "framework/kernels/cpu/amx_bf16_gemm.h"
+#include "framework/kernels/cpu/bf16_gemm.h"
 #include "framework/kernels/cpu/gemm_profile.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/kernels/dispatch.h"
@@ -25,7 +25,7 @@ constexpr int64_t kMaxRowsToPack = 256;
 // What an entry keeps of its weight: the CPU's packed panels (one layout per transposition), its bf16 panels
 // for AMX under bf16 GEMM precision (likewise), or a CUDA weight's bf16 copy under bf16 GEMM precision (cuBLAS
 // reads it either way round, so one per weight).
-enum class Form { cpu_packed, cpu_packed_transposed, cpu_amx, cpu_amx_transposed, cuda_bf16 };
+enum class Form { cpu_packed, cpu_packed_transposed, cpu_bf16, cpu_bf16_transposed, cuda_bf16 };
 
 struct Entry {
   Tensor weight;  // held: its storage stays allocated, so the address identifies it for the entry's life
@@ -57,15 +57,15 @@ const float* find_or_pack(const Tensor& w, bool trans, int64_t m, int64_t k, int
   return packed.data<float>();
 }
 
-// A CPU weight's bf16 panels for the AMX kernel. Unlike the float32 packing, large products (the generator's
-// chunks) keep one too: the tiles multiply so fast that packing the weight per product would cost more than
-// the product (docs/PERFORMANCE.md, "bf16 on AMX").
-const uint16_t* find_or_pack_amx(const Tensor& w, bool trans, int64_t k, int64_t n) {
-  const Form form = trans ? Form::cpu_amx_transposed : Form::cpu_amx;
+// A CPU weight's bf16 panels for the bf16 kernels (AMX or AVX512-BF16 read the same ones). Unlike the float32
+// packing, large products (the generator's chunks) keep one too: the tiles multiply so fast that packing the weight
+// per product would cost more than the product (docs/PERFORMANCE.md, "bf16 on AMX").
+const uint16_t* find_or_pack_bf16(const Tensor& w, bool trans, int64_t k, int64_t n) {
+  const Form form = trans ? Form::cpu_bf16_transposed : Form::cpu_bf16;
   if (const Entry* e = find(w, form)) return static_cast<const uint16_t*>(e->copy.raw());
   if (cache.entries.size() >= kMaxEntries) return nullptr;
-  Tensor packed = Tensor::empty({cpu::amx_packed_size(k, n)}, DType::bf16, Device::cpu());
-  cpu::amx_pack_b(trans, k, n, w.data<float>(), static_cast<uint16_t*>(packed.raw()));
+  Tensor packed = Tensor::empty({cpu::bf16_packed_size(k, n)}, DType::bf16, Device::cpu());
+  cpu::bf16_pack_b(trans, k, n, w.data<float>(), static_cast<uint16_t*>(packed.raw()));
   cache.entries.push_back({w, form, packed});
   return static_cast<const uint16_t*>(packed.raw());
 }
@@ -118,10 +118,10 @@ void weight_gemm(bool trans_w, int64_t m, int64_t n, int64_t k, const T* a, cons
         return cpu::gemm_packed(m, n, k, a, packed, beta, c);
       }
     }
-    if (reusable && !w.is_cuda() && cpu::bf16_gemms_on_amx()) {
-      if (const uint16_t* packed = find_or_pack_amx(w, trans_w, k, n)) {
-        cpu::GemmProfileScope timing("AMX bf16, packed weight", false, trans_w, m, n, k);
-        return cpu::amx_bf16_gemm_packed(m, n, k, a, packed, beta, c);
+    if (reusable && !w.is_cuda() && cpu::bf16_gemms_native()) {
+      if (const uint16_t* packed = find_or_pack_bf16(w, trans_w, k, n)) {
+        cpu::GemmProfileScope timing(cpu::bf16_route_name(true), false, trans_w, m, n, k);
+        return cpu::bf16_gemm_packed(m, n, k, a, packed, beta, c);
       }
     }
 #ifdef LUONG_WITH_CUDA

@@ -7,9 +7,9 @@
 // a given weight (and transposition) packs it, and later ones reuse the packed copy; it is dropped when the
 // outermost scope ends. On CUDA under bf16 GEMM precision the kept copy is the weight converted to bf16, so
 // it is converted once per scope instead of once per product (same values, same cuBLAS call); on a CPU with
-// AMX under bf16 it is the weight's bf16 panels for the tile kernel (kernels/cpu/amx_bf16_gemm.h). Outside any
-// scope, and for float64, fp32 or tf32 on CUDA, tf32 on the CPU, bf16 on a CPU without AMX or a CPU without
-// AVX-512, weight_gemm is plain gemm(). Scopes are per thread and nest.
+// AMX or AVX512-BF16 under bf16 it is the weight's bf16 panels for those kernels (kernels/cpu/bf16_gemm.h).
+// Outside any scope, and for float64, fp32 or tf32 on CUDA, tf32 on the CPU, bf16 on a CPU without AMX or
+// AVX512-BF16, or a CPU without AVX-512, weight_gemm is plain gemm(). Scopes are per thread and nest.
 //
 // Only parameters are cached (see is_parameter_view): trainable leaves, which nothing writes during a
 // forward or backward pass, and views of them. The cache holds each packed weight's tensor, so its storage

@@ -8,7 +8,7 @@
 
 #include "framework/core/precision.h"
 #include "framework/io/checkpoint.h"
-#include "framework/kernels/cpu/amx_bf16_gemm.h"
+#include "framework/kernels/cpu/bf16_gemm.h"
 #include "framework/memory/allocator.h"
 #include "models/nmt/data/text_reader.h"
 
@@ -112,10 +112,12 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   // train.precision: process-wide, read by every float32 GEMM; parameters and optimizer state stay float32.
   set_gemm_precision(parse_gemm_precision(cfg.train.precision));
   if (gemm_precision() != GemmPrecision::fp32) {
-    // On a CPU, say whether the GEMMs really run in bf16 (AMX tiles) or are emulated, which is slower than fp32.
-    const char* how = device_.is_cuda()          ? ""
-                      : cpu::bf16_gemms_on_amx() ? "; CPU: AMX tiles"
-                                                 : "; CPU: emulated, slower than fp32";
+    // On a CPU, say whether the GEMMs really run in bf16 (AMX tiles, AVX512-BF16) or are emulated, which is
+    // slower than fp32.
+    const char* how = device_.is_cuda() ? ""
+                      : cpu::bf16_kernel() == cpu::Bf16Kernel::amx         ? "; CPU: AMX tiles"
+                      : cpu::bf16_kernel() == cpu::Bf16Kernel::avx512_bf16 ? "; CPU: AVX512-BF16"
+                                                                           : "; CPU: emulated, slower than fp32";
     log(str("precision: float32 GEMMs with ", cfg.train.precision, " inputs (float32 accumulation, weights, "
             "optimizer state and activations", how, ")"));
   }

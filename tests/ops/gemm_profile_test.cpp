@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "framework/core/precision.h"
-#include "framework/kernels/cpu/amx_bf16_gemm.h"
+#include "framework/kernels/cpu/bf16_gemm.h"
 #include "framework/kernels/cpu/gemm.h"
 #include "framework/kernels/cpu/packed_gemm.h"
 #include "framework/ops/weight_gemm.h"
@@ -97,8 +97,9 @@ TEST_F(GemmProfileTest, NamesReducedPrecisionAndPackedWeightRoutes) {
     weight_gemm<float>(false, m, n, k, a.data(), w, 0.0f, c.data(), true);
   }
   const std::vector<GemmProfileRow> rows = gemm_profile_rows();
-  const char* bf16_kernel = amx_bf16_enabled() ? "AMX bf16" : "OpenBLAS, bf16 emulated";
-  EXPECT_NE(find(rows, bf16_kernel, m, n, k), nullptr) << gemm_profile_table();
+  const char* bf16_route =
+      bf16_kernel() != Bf16Kernel::emulated ? bf16_route_name(false) : "OpenBLAS, bf16 emulated";
+  EXPECT_NE(find(rows, bf16_route, m, n, k), nullptr) << gemm_profile_table();
   // Without luong's AVX-512 kernels weight_gemm hands the product to gemm(), which names its own route.
   const char* weight_kernel = packed_gemm_enabled()        ? "luong packed weight"
                               : blocked_gemm_pays(m, n, k) ? "luong blocked"

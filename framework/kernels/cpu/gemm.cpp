@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "framework/core/precision.h"
-#include "framework/kernels/cpu/amx_bf16_gemm.h"
+#include "framework/kernels/cpu/bf16_gemm.h"
 #include "framework/kernels/cpu/gemm_profile.h"
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/kernels/cpu/scale_by_beta.h"
@@ -33,8 +33,8 @@ void blas(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const
 // product of two bf16 values (8-bit significands) or two tf32 values (11-bit significands) is exact in
 // float32, so this computes what tensor cores compute: rounded inputs, float32 accumulation (summation
 // order aside). It exists for tests and for CPU/GPU agreement, not for speed: the rounding pass and the
-// scratch copies make it slower than plain sgemm. With AMX, bf16 runs on the CPU's bf16 tiles instead
-// (amx_bf16_gemm.h). The scratch is per thread and grows to the largest
+// scratch copies make it slower than plain sgemm. With AMX or AVX512-BF16, bf16 runs on the CPU's bf16
+// instructions instead (bf16_gemm.h). The scratch is per thread and grows to the largest
 // operand seen, then stays (no allocation per call in steady state).
 void round_into(std::vector<float>& out, const float* x, int64_t count, int mantissa_bits) {
   if (out.size() < static_cast<size_t>(count)) out.resize(static_cast<size_t>(count));
@@ -51,9 +51,9 @@ bool reduced_gemm(bool ta, bool tb, int64_t batch, int64_t m, int64_t n, int64_t
                   const float* b, float beta, float* c) {
   const GemmPrecision p = gemm_precision();
   if (p == GemmPrecision::fp32) return false;
-  if (bf16_gemms_on_amx()) {  // the same arithmetic on the CPU's bf16 tiles
+  if (bf16_gemms_native()) {  // the same arithmetic on the CPU's bf16 instructions
     for (int64_t i = 0; i < batch; ++i)
-      amx_bf16_gemm(ta, tb, m, n, k, alpha, a + i * m * k, b + i * k * n, beta, c + i * m * n);
+      bf16_gemm(ta, tb, m, n, k, alpha, a + i * m * k, b + i * k * n, beta, c + i * m * n);
     return true;
   }
   thread_local std::vector<float> ra, rb;
@@ -78,7 +78,7 @@ const char* route_name(bool batched, int64_t m, int64_t n, int64_t k) {
   if constexpr (!std::is_same_v<T, float>) return "OpenBLAS, float64";
   const GemmPrecision p = gemm_precision();
   if (p != GemmPrecision::fp32) {
-    if (bf16_gemms_on_amx()) return "AMX bf16";
+    if (bf16_gemms_native()) return bf16_route_name(false);
     return p == GemmPrecision::bf16 ? "OpenBLAS, bf16 emulated" : "OpenBLAS, tf32 emulated";
   }
   return !batched && on_blocked_kernel(m, n, k) ? "luong blocked" : "OpenBLAS";

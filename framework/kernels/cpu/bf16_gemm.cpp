@@ -1,20 +1,19 @@
-#include "framework/kernels/cpu/amx_bf16_gemm.h"
+#include "framework/kernels/cpu/bf16_gemm.h"
 
-#include <cpuid.h>
 #include <immintrin.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <bit>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "framework/core/error.h"
 #include "framework/core/precision.h"
 #include "framework/kernels/cpu/avx512_microkernel.h"
+#include "framework/kernels/cpu/bf16_blocks.h"
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/kernels/cpu/stealing_ranges.h"
 
@@ -23,9 +22,11 @@ namespace {
 
 using avx512::lane_mask;
 
-constexpr int64_t kTile = 16;   // rows of a tile; also the columns of a float32 C tile
-constexpr int64_t kDepth = 32;  // bf16 values in a 64-byte tile row: the depth one TDPBF16PS consumes
-constexpr int64_t kBlock = 32;  // a unit of work: a 32 x 32 block of C in four tiles
+using bf16_layout::a_slice;
+using bf16_layout::kBlock;
+using bf16_layout::kDepth;
+using bf16_layout::kTile;
+
 // Blocks a thread claims at a time when the threads share a product's blocks (stealing_ranges.h).
 constexpr int64_t kBlocksPerRange = 8;
 // Depth of a slice of a product deeper than twice this (multiply). Measured with the generator's dx (256 x 256,
@@ -34,32 +35,32 @@ constexpr int64_t kBlocksPerRange = 8;
 constexpr int64_t kSliceDepth = 1024;
 constexpr int64_t kGroupBytes = 1 << 20;  // packed B kept in L2 while the row blocks sweep it (2 MB a core)
 
-// Linux's arch_prctl codes for the dynamically enabled tile state (asm/prctl.h; not in every libc's headers).
-constexpr long kArchGetXcompPerm = 0x1022;
-constexpr long kArchReqXcompPerm = 0x1023;
-constexpr int kXfeatureTileData = 18;
-
-bool detect_supported() {
-  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
-  if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx)) return false;
-  const bool amx_bf16 = (edx >> 22) & 1u, amx_tile = (edx >> 24) & 1u;
-  if (!amx_bf16 || !amx_tile) return false;
-  // The tile data (8 KB a thread) is off until the process asks for it; a kernel or hypervisor that does not
-  // support it refuses, and then an AMX instruction would fault, so this is the real test.
-  if (syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureTileData) != 0) return false;
-  unsigned long granted = 0;
-  if (syscall(SYS_arch_prctl, kArchGetXcompPerm, &granted) != 0) return false;
-  return (granted >> kXfeatureTileData) & 1u;
+// The default: AMX, else AVX512-BF16 where it pays, else the emulation.
+Bf16Kernel default_kernel() {
+  if (bf16_kernel_supported(Bf16Kernel::amx)) return Bf16Kernel::amx;
+  if (avx512_bf16_preferred()) return Bf16Kernel::avx512_bf16;
+  return Bf16Kernel::emulated;  // AVX512-BF16 on Intel only when asked for (bf16_blocks.h says why)
 }
 
-bool enabled_by_environment() {
-  const char* env = std::getenv("LUONG_AMX");
-  return !(env && std::strcmp(env, "0") == 0);
+// LUONG_BF16_KERNEL names a kernel (one this CPU lacks leaves the default); LUONG_AMX=0 keeps AMX out.
+Bf16Kernel from_environment() {
+  Bf16Kernel kernel = default_kernel();
+  const char* amx = std::getenv("LUONG_AMX");
+  if (amx && std::strcmp(amx, "0") == 0 && kernel == Bf16Kernel::amx) kernel = Bf16Kernel::emulated;
+  const char* name = std::getenv("LUONG_BF16_KERNEL");
+  if (!name || !*name) return kernel;
+  const std::string want(name);
+  LUONG_CHECK(want == "amx" || want == "avx512" || want == "emulated",
+              "LUONG_BF16_KERNEL=" + want + " is not a bf16 kernel (amx, avx512 or emulated)");
+  const Bf16Kernel chosen = want == "amx"      ? Bf16Kernel::amx
+                            : want == "avx512" ? Bf16Kernel::avx512_bf16
+                                               : Bf16Kernel::emulated;
+  return bf16_kernel_supported(chosen) ? chosen : kernel;
 }
 
-std::atomic<bool>& enabled_flag() {
-  static std::atomic<bool> flag(amx_bf16_supported() && enabled_by_environment());
-  return flag;
+std::atomic<Bf16Kernel>& chosen_kernel() {
+  static std::atomic<Bf16Kernel> kernel(from_environment());
+  return kernel;
 }
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
@@ -127,13 +128,6 @@ __attribute__((target("avx512f"))) inline void transpose_16x16_epi32(__m512i* v)
     v[8 + c] = _mm512_maskz_shuffle_i32x4(0xFFFF, s1, s3, 0x88);
     v[12 + c] = _mm512_maskz_shuffle_i32x4(0xFFFF, s1, s3, 0xDD);
   }
-}
-
-// Where op(A)[i][p0 .. p0 + 31] goes (p0 a multiple of 32): A is packed tile by tile, each 16 rows x 32 depths
-// a contiguous 1 KB, the depth slices of one row tile in order. A tile load then reads 1 KB in sequence, which
-// measured faster than 16 rows at the stride of the padded depth (the rows of a row-major copy).
-inline uint16_t* a_slice(uint16_t* out, int64_t kp, int64_t i, int64_t p0) {
-  return out + ((i / kTile) * (kp / kDepth) + p0 / kDepth) * (kTile * kDepth) + (i % kTile) * kDepth;
 }
 
 // A lambda does not inherit its enclosing function's target attribute: the packing loops' bodies (lambdas run
@@ -208,69 +202,14 @@ __attribute__((target("avx512f,avx512bw"))) void pack_b(bool trans_b, int64_t k,
 }
 #undef LUONG_AVX512BW
 
-// Palette 1, eight tiles of 16 rows x 64 bytes: 0-3 the float32 C block, 4-5 two row tiles of A, 6-7 two
-// column panels of B.
-struct alignas(64) TileConfig {
-  uint8_t palette_id = 1;
-  uint8_t start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
-__attribute__((target("amx-tile"))) void load_tile_config() {
-  TileConfig config;
-  for (int t = 0; t < 8; ++t) config.colsb[t] = 64, config.rows[t] = kTile;
-  // Not GCC 12's _tile_loadconfig: its asm operand is the first 8 bytes of the struct, so the compiler dropped
-  // the stores of colsb and rows as dead and the instruction faulted on a config without tiles. Here the
-  // operand is the whole struct.
-  asm volatile("ldtilecfg %0" : : "m"(config));
-}
-
-// One 32 x 32 block of C over depths [p0, p1): rows i0.., panels q0, q0 + 1, written to out (rows ld floats
-// apart); with `add` the accumulators start from out's values instead of zero. The tile instructions are inline
-// assembly that GCC does not see read or write memory, hence the barriers.
-__attribute__((target("amx-tile,amx-bf16"))) void block(const uint16_t* pa, const uint16_t* pb, int64_t kp, int64_t i0,
-                                                        int64_t q0, int64_t p0, int64_t p1, float* out, int64_t ld,
-                                                        bool add) {
-  const uint16_t* a0 = pa + (i0 / kTile) * kp * kTile;  // row tiles i0 / 16 and the next (a_slice)
-  const uint16_t* a1 = a0 + kp * kTile;
-  const uint16_t* b0 = pb + q0 * kp * kTile;
-  const uint16_t* b1 = b0 + kp * kTile;
-  const int64_t stride = ld * 4;  // bytes
-  asm volatile("" ::: "memory");
-  if (add) {
-    _tile_loadd(0, out, stride);
-    _tile_loadd(1, out + kTile, stride);
-    _tile_loadd(2, out + kTile * ld, stride);
-    _tile_loadd(3, out + kTile * ld + kTile, stride);
-  } else {
-    _tile_zero(0);
-    _tile_zero(1);
-    _tile_zero(2);
-    _tile_zero(3);
-  }
-  for (int64_t p = p0; p < p1; p += kDepth) {
-    _tile_loadd(4, a0 + p * kTile, 64);
-    _tile_loadd(5, a1 + p * kTile, 64);
-    _tile_loadd(6, b0 + p * kTile, 64);  // depth p starts at pair row p / 2, 32 values a row
-    _tile_loadd(7, b1 + p * kTile, 64);
-    _tile_dpbf16ps(0, 4, 6);
-    _tile_dpbf16ps(1, 4, 7);
-    _tile_dpbf16ps(2, 5, 6);
-    _tile_dpbf16ps(3, 5, 7);
-  }
-  _tile_stored(0, out, stride);
-  _tile_stored(1, out + kTile, stride);
-  _tile_stored(2, out + kTile * ld, stride);
-  _tile_stored(3, out + kTile * ld + kTile, stride);
-  asm volatile("" ::: "memory");
-}
-
 // C = alpha op(A) pb + beta C for op(B) packed by pack_b: packs A, then the blocks of C in parallel.
 void multiply(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const float* a, const uint16_t* pb,
               float beta, float* c) {
-  LUONG_CHECK(m > 0 && n > 0 && k > 0, "amx_bf16_gemm: empty product");
+  LUONG_CHECK(m > 0 && n > 0 && k > 0, "bf16_gemm: empty product");
+  const Bf16Kernel kernel = bf16_kernel();
+  LUONG_CHECK(kernel != Bf16Kernel::emulated, "bf16_gemm: this CPU offers neither AMX-BF16 nor AVX512-BF16");
+  const bool tiles = kernel == Bf16Kernel::amx;
+  const Bf16BlockFn block = tiles ? amx_bf16_block : avx512_bf16_block;
   const int64_t mp = round_up(m, kBlock), np = round_up(n, kBlock), kp = round_up(k, kDepth);
   // Per calling thread, grown to the largest product seen and then kept: no allocation in a steady step.
   thread_local std::vector<uint16_t> packed_a;
@@ -292,7 +231,7 @@ void multiply(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const 
   const bool direct = alpha == 1.0f && (beta == 0.0f || beta == 1.0f);
   int64_t p0 = 0, p1 = 0;  // the slice being run
   auto run_blocks = [&](int64_t first, int64_t last) {
-    load_tile_config();
+    if (tiles) amx_load_tile_config();
     alignas(64) float acc[kBlock * kBlock];
     for (int64_t u = first; u < last; ++u) {
       // Every group but the last holds row_blocks * group units.
@@ -302,7 +241,7 @@ void multiply(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const 
       const int64_t i0 = ib * kBlock, j0 = jb * kBlock, q0 = jb * (kBlock / kTile);
       const int64_t rows = std::min(kBlock, m - i0), cols = std::min(kBlock, n - j0);
       // A whole block with alpha 1 and beta 0 or 1 (nearly every product of a step) goes straight between the
-      // tiles and C; an edge block, or another alpha or beta, through `acc`.
+      // kernel's registers and C; an edge block, or another alpha or beta, through `acc`.
       if (direct && rows == kBlock && cols == kBlock) {
         block(pa, pb, kp, i0, q0, p0, p1, c + i0 * n + j0, n, beta == 1.0f || p0 > 0);
         continue;
@@ -338,35 +277,61 @@ void multiply(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const 
 
 }  // namespace
 
-bool amx_bf16_supported() {
-  static const bool supported = detect_supported();
-  return supported;
+const char* bf16_kernel_name(Bf16Kernel kernel) {
+  switch (kernel) {
+    case Bf16Kernel::amx:
+      return "AMX";
+    case Bf16Kernel::avx512_bf16:
+      return "AVX512-BF16";
+    case Bf16Kernel::emulated:
+      break;
+  }
+  return "emulated";
 }
 
-bool amx_bf16_enabled() { return enabled_flag().load(std::memory_order_relaxed); }
+bool bf16_kernel_supported(Bf16Kernel kernel) {
+  switch (kernel) {
+    case Bf16Kernel::amx:
+      return amx_tiles_available();
+    case Bf16Kernel::avx512_bf16:
+      return avx512_bf16_available();
+    case Bf16Kernel::emulated:
+      break;
+  }
+  return true;
+}
 
-bool set_amx_bf16_enabled(bool on) { return enabled_flag().exchange(on && amx_bf16_supported()); }
+Bf16Kernel bf16_kernel() { return chosen_kernel().load(std::memory_order_relaxed); }
 
-bool bf16_gemms_on_amx() { return gemm_precision() == GemmPrecision::bf16 && amx_bf16_enabled(); }
+Bf16Kernel set_bf16_kernel(Bf16Kernel kernel) {
+  if (!bf16_kernel_supported(kernel)) return bf16_kernel();
+  return chosen_kernel().exchange(kernel);
+}
 
-int64_t amx_packed_size(int64_t k, int64_t n) { return round_up(n, kBlock) * round_up(k, kDepth); }
+const char* bf16_route_name(bool packed_weight) {
+  if (bf16_kernel() == Bf16Kernel::amx) return packed_weight ? "AMX bf16, packed weight" : "AMX bf16";
+  return packed_weight ? "AVX512-BF16, packed weight" : "AVX512-BF16";
+}
 
-void amx_pack_b(bool trans_b, int64_t k, int64_t n, const float* b, uint16_t* packed) {
+bool bf16_gemms_native() { return gemm_precision() == GemmPrecision::bf16 && bf16_kernel() != Bf16Kernel::emulated; }
+
+int64_t bf16_packed_size(int64_t k, int64_t n) { return round_up(n, kBlock) * round_up(k, kDepth); }
+
+void bf16_pack_b(bool trans_b, int64_t k, int64_t n, const float* b, uint16_t* packed) {
   pack_b(trans_b, k, n, b, round_up(n, kBlock), round_up(k, kDepth), packed);
 }
 
-void amx_bf16_gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const uint16_t* packed_b, float beta,
-                          float* c) {
+void bf16_gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const uint16_t* packed_b, float beta,
+                      float* c) {
   multiply(false, m, n, k, 1.0f, a, packed_b, beta, c);
 }
 
-void amx_bf16_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-                   const float* b, float beta, float* c) {
-  LUONG_CHECK(amx_bf16_supported(), "amx_bf16_gemm: this CPU or kernel does not offer AMX-BF16");
+void bf16_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+               const float* b, float beta, float* c) {
   thread_local std::vector<uint16_t> packed_b;  // see multiply's scratch
-  const size_t size = static_cast<size_t>(amx_packed_size(k, n));
+  const size_t size = static_cast<size_t>(bf16_packed_size(k, n));
   if (packed_b.size() < size) packed_b.resize(size);
-  amx_pack_b(trans_b, k, n, b, packed_b.data());
+  bf16_pack_b(trans_b, k, n, b, packed_b.data());
   multiply(trans_a, m, n, k, alpha, a, packed_b.data(), beta, c);
 }
 
