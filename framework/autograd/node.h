@@ -34,10 +34,12 @@ class Node {
   uint64_t backward_pass = 0;
   uint32_t backward_index = 0;
 
-  // Wires outputs to this node when recording is on and some input needs a gradient; otherwise the
-  // outputs are plain leaves. Returns the outputs as Variables.
+  // Whether an op on these inputs records a node: gradient mode is on and some input needs a gradient (null
+  // entries, an absent optional input, count as not). For ops that decide before computing what to save.
   static bool should_record(std::initializer_list<const Variable*> inputs);
-  // Inputs come as a braced list ({x, y}: no vector to allocate, the engine's host time) or a vector.
+  // Wires outputs to this node when should_record's rule holds; otherwise the outputs are plain leaves.
+  // Returns the outputs as Variables. Inputs come as a braced list ({x, y}: no vector to allocate, the
+  // engine's host time) or a vector.
   static std::vector<Variable> attach(const std::shared_ptr<Node>& node, std::initializer_list<Variable> inputs,
                                       std::vector<Tensor> outputs) {
     return attach_all(node, {inputs.begin(), inputs.size()}, std::move(outputs));

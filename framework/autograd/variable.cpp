@@ -1,5 +1,7 @@
 #include "framework/autograd/variable.h"
 
+#include <algorithm>
+
 #include "framework/autograd/node.h"
 #include "framework/autograd/weight_grad_deferral.h"
 #include "framework/ops/tensor_math.h"
@@ -51,18 +53,22 @@ Node::~Node() {
   for (auto& in : inputs_) --in->consumer_edges;
 }
 
+namespace {
+
+// The one recording rule, for both forms of the inputs: gradient mode on and some input needs a gradient.
+template <class Inputs, class NeedsGrad>
+bool records_for(const Inputs& inputs, NeedsGrad needs_grad) {
+  return GradMode::enabled() && std::any_of(inputs.begin(), inputs.end(), needs_grad);
+}
+
+}  // namespace
+
 bool Node::should_record(std::initializer_list<const Variable*> inputs) {
-  if (!GradMode::enabled()) return false;
-  for (const Variable* v : inputs)
-    if (v && v->requires_grad()) return true;
-  return false;
+  return records_for(inputs, [](const Variable* v) { return v && v->requires_grad(); });
 }
 
 bool Node::records(std::span<const Variable> inputs) {
-  if (!GradMode::enabled()) return false;
-  for (auto& v : inputs)
-    if (v.requires_grad()) return true;
-  return false;
+  return records_for(inputs, [](const Variable& v) { return v.requires_grad(); });
 }
 
 void Node::connect(std::span<const Variable> inputs, size_t output_count) {

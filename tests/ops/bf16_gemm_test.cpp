@@ -25,6 +25,7 @@
 #include "tests/support/gemm_operands.h"
 #include "tests/support/gradcheck.h"
 #include "tests/support/random_floats.h"
+#include "tests/support/threads_guard.h"
 #include "tests/support/tiny_nmt_step.h"
 
 namespace luong::cpu {
@@ -187,7 +188,7 @@ TEST_P(Bf16Gemm, DeepProductsInSlicesHaveTheBitsOfOnePass) {
 }
 
 TEST_P(Bf16Gemm, BitsDoNotDependOnTheThreadCount) {
-  const int before = num_threads();
+  const luong::testing::ThreadsGuard threads_guard;
   const int64_t m = 200, n = 300, k = 260;
   const auto a = random_floats(m * k, 7), b = random_floats(k * n, 8);
   std::vector<float> one(static_cast<size_t>(m * n)), two(one.size()), three(one.size());
@@ -197,7 +198,6 @@ TEST_P(Bf16Gemm, BitsDoNotDependOnTheThreadCount) {
   bf16_gemm(false, true, m, n, k, 1.0f, a.data(), b.data(), 0.0f, two.data());
   set_num_threads(3);
   bf16_gemm(false, true, m, n, k, 1.0f, a.data(), b.data(), 0.0f, three.data());
-  set_num_threads(before);
   EXPECT_EQ(one, two);
   EXPECT_EQ(one, three);
   // A deep product, in depth slices whose blocks the threads take (and steal) anew each slice.
@@ -208,7 +208,6 @@ TEST_P(Bf16Gemm, BitsDoNotDependOnTheThreadCount) {
   bf16_gemm(false, false, m, n, deep, 1.0f, da.data(), db.data(), 0.0f, deep_one.data());
   set_num_threads(2);
   bf16_gemm(false, false, m, n, deep, 1.0f, da.data(), db.data(), 0.0f, deep_two.data());
-  set_num_threads(before);
   EXPECT_EQ(deep_one, deep_two);
 }
 

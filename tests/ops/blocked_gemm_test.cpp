@@ -21,6 +21,7 @@
 #include "framework/ops/tensor_math.h"
 #include "tests/support/gemm_operands.h"
 #include "tests/support/random_floats.h"
+#include "tests/support/threads_guard.h"
 
 namespace luong::cpu {
 namespace {
@@ -100,7 +101,7 @@ TEST(BlockedGemm, MatchesAFloat64ReferenceForEveryLayoutAndBlockEdge) {
 
 TEST(BlockedGemm, BitsDoNotDependOnTheThreadCount) {
   LUONG_REQUIRE_AVX512();
-  const int before = num_threads();
+  const luong::testing::ThreadsGuard threads_guard;
   // 1000 columns: the column blocks are split over threads; 40 columns: too few panels, the rows are.
   for (const Shape3& s : {Shape3{false, false, 70, 1000, 600}, Shape3{true, true, 70, 1000, 600},
                           Shape3{false, true, 300, 40, 700}, Shape3{true, false, 300, 40, 700}}) {
@@ -114,7 +115,6 @@ TEST(BlockedGemm, BitsDoNotDependOnTheThreadCount) {
     EXPECT_EQ(one, two) << "ta " << s.ta << " tb " << s.tb << " n " << s.n;
     EXPECT_EQ(one, three) << "ta " << s.ta << " tb " << s.tb << " n " << s.n;
   }
-  set_num_threads(before);
 }
 
 TEST(BlockedGemm, AlphaZeroOnlyScalesC) {

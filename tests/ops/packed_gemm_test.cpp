@@ -13,6 +13,7 @@
 
 #include "framework/kernels/cpu/parallel.h"
 #include "tests/support/random_floats.h"
+#include "tests/support/threads_guard.h"
 
 namespace luong::cpu {
 namespace {
@@ -85,7 +86,7 @@ TEST(PackedGemm, MatchesAFloat64ReferenceOnEveryRemainder) {
 
 TEST(PackedGemm, BitsDoNotDependOnTheThreadCount) {
   LUONG_REQUIRE_PACKED_GEMM();
-  const int before = num_threads();
+  const luong::testing::ThreadsGuard threads_guard;
   for (bool trans_b : {false, true}) {
     // Large enough to run on several threads; 70 rows and 1000 columns leave remainders on both splits.
     const int64_t m = 70, n = 1000, k = 300;
@@ -99,7 +100,6 @@ TEST(PackedGemm, BitsDoNotDependOnTheThreadCount) {
     EXPECT_EQ(one.c, two.c) << "trans " << trans_b;
     EXPECT_EQ(one.c, three.c) << "trans " << trans_b;
   }
-  set_num_threads(before);
 }
 
 TEST(PackedGemm, PackingPadsTheLastPanelWithZeros) {

@@ -13,6 +13,7 @@
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/kernels/cpu/reduce.h"
 #include "tests/ops/op_cases.h"
+#include "tests/support/threads_guard.h"
 
 #if defined(_OPENMP) && defined(__GNUC__) && !defined(__clang__)
 #include <dlfcn.h>
@@ -37,11 +38,7 @@ extern "C" void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_thread
 namespace luong::cpu {
 namespace {
 
-// Restores the thread count a test changed.
-struct ThreadsGuard {
-  int saved = num_threads();
-  ~ThreadsGuard() { set_num_threads(saved); }
-};
+using luong::testing::ThreadsGuard;
 
 #ifdef _OPENMP
 TEST(ParallelRanges, SplitsAsAStaticScheduleSplits) {

@@ -12,6 +12,7 @@
 #include "framework/core/philox.h"
 #include "framework/kernels/cpu/parallel.h"
 #include "framework/ops/tensor_math.h"
+#include "tests/support/threads_guard.h"
 
 namespace luong::testing {
 namespace {
@@ -79,7 +80,7 @@ TEST(AverageAndClip, RejectsANegativeTokenCount) {
 // The sum of squares is accumulated in 32 lanes inside fixed blocks. Every length around the lane and block
 // boundaries agrees with a long-double reference, and the bits do not depend on the thread count.
 TEST(SumSquares, LaneBlockedSumIsAccurateAndThreadCountIndependent) {
-  const int before = cpu::num_threads();
+  const luong::testing::ThreadsGuard threads_guard;
   Generator gen(7);
   for (int64_t n : {int64_t{1}, int64_t{31}, int64_t{32}, int64_t{33}, cpu::kReduceBlock - 1, cpu::kReduceBlock,
                     cpu::kReduceBlock + 1, cpu::kParallelGrain * 3 + 17}) {
@@ -97,7 +98,6 @@ TEST(SumSquares, LaneBlockedSumIsAccurateAndThreadCountIndependent) {
     EXPECT_NEAR(by_threads[0], static_cast<double>(ref), 1e-12 * static_cast<double>(ref)) << "n = " << n;
     EXPECT_EQ(by_threads[0], by_threads[1]) << "n = " << n;
   }
-  cpu::set_num_threads(before);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include "framework/core/philox.h"
 #include "framework/kernels/cpu/parallel.h"
 #include "tests/optim/optim_support.h"
+#include "tests/support/threads_guard.h"
 
 namespace luong::testing {
 namespace {
@@ -74,7 +75,7 @@ TEST_P(OptimizerState, SameBitsForAnyThreadCount) {
   // Above the parallel grain so the OpenMP path runs.
   const std::vector<double> p0 = random_values(cpu::kParallelGrain * 2 + 11, 3);
   std::vector<Tensor> results;
-  const int before = cpu::num_threads();
+  const luong::testing::ThreadsGuard threads_guard;
   for (int threads : {1, 2}) {
     cpu::set_num_threads(threads);
     FlatParameters fp = flat_params(p0, DType::f32);
@@ -82,7 +83,6 @@ TEST_P(OptimizerState, SameBitsForAnyThreadCount) {
     run_steps(*opt, fp, 1, 2);
     results.push_back(fp.data().clone());
   }
-  cpu::set_num_threads(before);
   expect_bitwise_equal(results[0], results[1]);
 }
 
