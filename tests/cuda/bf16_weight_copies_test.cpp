@@ -14,18 +14,14 @@
 #include "framework/ops/ops.h"
 #include "framework/ops/weight_gemm.h"
 #include "models/nmt/model.h"
+#include "tests/support/scoped_setting.h"
 
 namespace luong::testing {
 namespace {
 
 // Turns the copies on or off for one test and restores the setting.
-class Bf16CopiesSetting {
- public:
-  explicit Bf16CopiesSetting(bool on) : before_(set_bf16_weight_copies_enabled(on)) {}
-  ~Bf16CopiesSetting() { set_bf16_weight_copies_enabled(before_); }
-
- private:
-  bool before_;
+struct Bf16CopiesSetting : ScopedSetting<bool> {
+  explicit Bf16CopiesSetting(bool on) : ScopedSetting(set_bf16_weight_copies_enabled, on) {}
 };
 
 Variable cuda_leaf(const Shape& s, uint64_t seed, bool requires_grad) {

@@ -25,6 +25,7 @@
 #include "tests/support/gemm_operands.h"
 #include "tests/support/gradcheck.h"
 #include "tests/support/random_floats.h"
+#include "tests/support/scoped_setting.h"
 #include "tests/support/threads_guard.h"
 #include "tests/support/tiny_nmt_step.h"
 
@@ -36,13 +37,8 @@ void PrintTo(Bf16Kernel kernel, std::ostream* os) { *os << bf16_kernel_name(kern
 namespace {
 
 // Chooses a kernel for the process and restores the previous choice.
-class KernelSetting {
- public:
-  explicit KernelSetting(Bf16Kernel kernel) : before_(set_bf16_kernel(kernel)) {}
-  ~KernelSetting() { set_bf16_kernel(before_); }
-
- private:
-  Bf16Kernel before_;
+struct KernelSetting : luong::testing::ScopedSetting<Bf16Kernel> {
+  explicit KernelSetting(Bf16Kernel kernel) : ScopedSetting(set_bf16_kernel, kernel) {}
 };
 
 // Each test runs with the kernel of its parameter chosen, or is skipped where the CPU lacks it.

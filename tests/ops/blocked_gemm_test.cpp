@@ -21,6 +21,7 @@
 #include "framework/ops/tensor_math.h"
 #include "tests/support/gemm_operands.h"
 #include "tests/support/random_floats.h"
+#include "tests/support/scoped_setting.h"
 #include "tests/support/threads_guard.h"
 
 namespace luong::cpu {
@@ -30,6 +31,7 @@ namespace {
   if (!packed_gemm_supported()) GTEST_SKIP() << "this CPU has no AVX-512F"
 
 using luong::testing::random_floats;
+using luong::testing::ScopedSetting;
 
 using Shape3 = luong::testing::GemmShape;
 using luong::testing::op_a;
@@ -157,11 +159,10 @@ TEST(BlockedGemm, GemmRoutesOnlyLargeFloat32ProductsHere) {
       EXPECT_EQ(via_gemm(s, a, b), via_openblas(s, a, b)) << "m " << s.m;
   }
   // Turned off, even the large product goes to OpenBLAS.
-  const bool before = set_packed_gemm_enabled(false);
+  const ScopedSetting<bool> off(set_packed_gemm_enabled, false);
   EXPECT_FALSE(blocked_gemm_pays(large.m, large.n, large.k));
   const auto a = random_floats(large.m * large.k, 13), b = random_floats(large.k * large.n, 14);
   EXPECT_EQ(via_gemm(large, a, b), via_openblas(large, a, b));
-  set_packed_gemm_enabled(before);
 }
 
 // Row pieces of A and B, as the deferred weight gradients hand them over, against the stacked matrices:
@@ -225,9 +226,8 @@ TEST(BlockedGemm, AddMatmulOfStackedPartsMatchesTheStackedProduct) {
     GemmPrecisionGuard tf32(GemmPrecision::tf32);
     EXPECT_FALSE(gemm_tn_pieces(k, n, rows * parts, pieces, 0.0f, c.data()));
   }
-  const bool before = set_packed_gemm_enabled(false);
+  const ScopedSetting<bool> off(set_packed_gemm_enabled, false);
   EXPECT_FALSE(gemm_tn_pieces(k, n, rows * parts, pieces, 0.0f, c.data()));
-  set_packed_gemm_enabled(before);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 
 #include "framework/kernels/cpu/parallel.h"
 #include "tests/support/random_floats.h"
+#include "tests/support/scoped_setting.h"
 #include "tests/support/threads_guard.h"
 
 namespace luong::cpu {
@@ -22,6 +23,7 @@ namespace {
   if (!packed_gemm_supported()) GTEST_SKIP() << "this CPU has no AVX-512F"
 
 using luong::testing::random_floats;
+using luong::testing::ScopedSetting;
 
 // C (m, n) = A (m, k) op(B) + beta C in float64; B is (k, n), or (n, k) when trans_b.
 std::vector<double> reference(bool trans_b, int64_t m, int64_t n, int64_t k, const std::vector<float>& a,
@@ -117,11 +119,10 @@ TEST(PackedGemm, PackingPadsTheLastPanelWithZeros) {
 }
 
 TEST(PackedGemm, CanBeTurnedOffAndNeverOnWhereUnsupported) {
-  const bool before = set_packed_gemm_enabled(false);
+  const ScopedSetting<bool> restore(set_packed_gemm_enabled, false);
   EXPECT_FALSE(packed_gemm_enabled());
   set_packed_gemm_enabled(true);
   EXPECT_EQ(packed_gemm_enabled(), packed_gemm_supported());
-  set_packed_gemm_enabled(before);
 }
 
 }  // namespace
