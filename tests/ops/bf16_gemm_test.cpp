@@ -156,7 +156,8 @@ TEST_P(Bf16Gemm, PackingRoundsLikeTheEmulation) {
     bf16_gemm(false, trans, 1, count, 1, 1.0f, one.data(), values.data(), 0.0f, as_b.data());
     for (size_t i = 0; i < values.size(); ++i) {
       float expected = round_to_bf16(values[i]);
-      if (std::fpclassify(expected) == FP_SUBNORMAL) expected = 0.0f;  // TDPBF16PS, VDPBF16PS: subnormal inputs are zero
+      // TDPBF16PS and VDPBF16PS read subnormal inputs as zero.
+      if (std::fpclassify(expected) == FP_SUBNORMAL) expected = 0.0f;
       if (std::isnan(expected)) {
         EXPECT_TRUE(std::isnan(as_a[i]) && std::isnan(as_b[i])) << "value " << i;
         continue;

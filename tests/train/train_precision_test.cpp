@@ -1,7 +1,8 @@
-// train.precision end to end on the CPU (emulated bf16 / tf32 GEMMs): a tiny model trained with
-// --set train.precision=bf16 learns, keeps float32 parameters and optimizer state, ends close to but not
-// equal to the float32 run (tf32 closer still); a bad value is rejected naming it; `luong eval` uses the
-// precision stored in the checkpoint's config.
+// train.precision end to end on the CPU (bf16 on the CPU's bf16 kernel or emulated, tf32 emulated): a tiny
+// model trained with --set train.precision=bf16 learns, keeps float32 parameters and optimizer state, ends close
+// to but not equal to the float32 run (tf32 closer still); a bad value is rejected naming it; `luong eval` uses
+// the precision stored in the checkpoint's config; the log names the CPU's bf16 kernel, which LUONG_BF16_KERNEL
+// can choose.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -110,6 +111,30 @@ TEST_F(TrainPrecisionTest, Bf16RunLearnsAndSaysSo) {
   ASSERT_EQ(losses.size(), static_cast<size_t>(kSteps / 30));
   EXPECT_LT(losses.back(), 0.8 * losses.front()) << "bf16 training should reduce the loss";
   for (double l : losses) EXPECT_TRUE(std::isfinite(l));
+}
+
+// The log names the CPU's bf16 kernel; LUONG_BF16_KERNEL chooses another (the emulation is always there), and a
+// name that is not a kernel stops the run with an error that names it and the choices.
+TEST_F(TrainPrecisionTest, TheBf16KernelIsNamedAndChosenByTheEnvironment) {
+  const RunResult& r = runs_.at("bf16");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const bool named = r.output.find("CPU: AMX tiles") != std::string::npos ||
+                     r.output.find("CPU: AVX512-BF16") != std::string::npos ||
+                     r.output.find("CPU: emulated") != std::string::npos;
+  EXPECT_TRUE(named) << r.output;
+  auto short_run = [](const std::string& kernel, const std::string& name) {
+    return run_luong_shell("LUONG_BF16_KERNEL=" + kernel + " " + std::string(LUONG_BINARY) + " " +
+                           train_args(fresh_dir("precision_kernel_" + name), "bf16") +
+                           " --set train.max_steps=2 --set train.checkpoint_every=2 2>&1");
+  };
+  const RunResult emulated = short_run("emulated", "emulated");
+  ASSERT_EQ(emulated.status, 0) << emulated.output;
+  EXPECT_NE(emulated.output.find("CPU: emulated, slower than fp32"), std::string::npos) << emulated.output;
+  const RunResult bad = short_run("tiles", "bad");
+  EXPECT_NE(bad.status, 0) << bad.output;
+  EXPECT_NE(bad.output.find("LUONG_BF16_KERNEL=tiles is not a bf16 kernel (amx, avx512 or emulated)"),
+            std::string::npos)
+      << bad.output;
 }
 
 TEST_F(TrainPrecisionTest, ParametersAndOptimizerStateStayFloat32) {
