@@ -28,8 +28,9 @@ int main(int argc, char** argv) {
   }
   const cpu::Bf16Kernel before = cpu::bf16_kernel();
   std::printf("| product in the step | C (M x N) = op(A) op(B), K | op | float32 GFLOP/s |");
-  for (cpu::Bf16Kernel k : kernels) std::printf(" %s GFLOP/s | %s, B packed once | packed / float32 |",
-                                                cpu::bf16_kernel_name(k), cpu::bf16_kernel_name(k));
+  for (cpu::Bf16Kernel k : kernels)
+    std::printf(" %s GFLOP/s | %s, B packed once | packed / float32 |", cpu::bf16_kernel_name(k),
+                cpu::bf16_kernel_name(k));
   std::printf("\n|---|---|---|---|");
   for (size_t i = 0; i < kernels.size(); ++i) std::printf("---|---|---|");
   std::printf("\n");

@@ -111,8 +111,8 @@ struct LinearCrossEntropyOp : Node {
     Tensor z = Tensor::empty({chunk_rows, vocab}, dt, dev);
     Tensor row_loss = Tensor::empty({kept}, dt, dev);
     // On CUDA under bf16 the weight is converted once for the chunks' forward and dx products instead of
-    // twice per chunk (ops/weight_gemm.h), and on a CPU with AMX or AVX512-BF16 under bf16 packed once into bf16 panels. The
-    // CPU multiplies it unpacked in float32: packing the generator's weight once measured slower there
+    // twice per chunk (ops/weight_gemm.h), and on a CPU with AMX or AVX512-BF16 under bf16 packed once into bf16
+    // panels. The CPU multiplies it unpacked in float32: packing the generator's weight once measured slower there
     // (docs/PERFORMANCE.md, "Measured and rejected").
     const bool w_copy = (dev.is_cuda() || cpu::bf16_gemms_native()) && is_parameter_view(w);
     PackedWeightScope weight_copies;

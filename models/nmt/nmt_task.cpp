@@ -1,10 +1,10 @@
 #include "models/nmt/nmt_task.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <tuple>
-
-#include <unistd.h>
 
 #include "framework/core/precision.h"
 #include "framework/io/checkpoint.h"
@@ -114,7 +114,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   if (gemm_precision() != GemmPrecision::fp32) {
     // On a CPU, say whether the GEMMs really run in bf16 (AMX tiles, AVX512-BF16) or are emulated, which is
     // slower than fp32.
-    const char* how = device_.is_cuda() ? ""
+    const char* how = device_.is_cuda()                                    ? ""
                       : cpu::bf16_kernel() == cpu::Bf16Kernel::amx         ? "; CPU: AMX tiles"
                       : cpu::bf16_kernel() == cpu::Bf16Kernel::avx512_bf16 ? "; CPU: AVX512-BF16"
                                                                            : "; CPU: emulated, slower than fp32";

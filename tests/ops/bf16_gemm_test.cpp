@@ -215,7 +215,7 @@ TEST_P(Bf16Gemm, GemmSendsBf16ProductsHereAndAgreesWithTheEmulation) {
   std::vector<float> direct(static_cast<size_t>(batch * s.m * s.n)), routed(direct.size()), emulated(direct.size());
   for (int64_t i = 0; i < batch; ++i)
     bf16_gemm(s.ta, s.tb, s.m, s.n, s.k, 1.0f, a.data() + i * s.m * s.k, b.data() + i * s.k * s.n, 0.0f,
-                  direct.data() + i * s.m * s.n);
+              direct.data() + i * s.m * s.n);
   const GemmPrecisionGuard bf16(GemmPrecision::bf16);
   gemm_batched(s.ta, s.tb, batch, s.m, s.n, s.k, 1.0f, a.data(), b.data(), 0.0f, routed.data());
   EXPECT_EQ(routed, direct) << "gemm_batched under bf16 did not run the kernel";

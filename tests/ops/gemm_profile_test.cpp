@@ -97,8 +97,7 @@ TEST_F(GemmProfileTest, NamesReducedPrecisionAndPackedWeightRoutes) {
     weight_gemm<float>(false, m, n, k, a.data(), w, 0.0f, c.data(), true);
   }
   const std::vector<GemmProfileRow> rows = gemm_profile_rows();
-  const char* bf16_route =
-      bf16_kernel() != Bf16Kernel::emulated ? bf16_route_name(false) : "OpenBLAS, bf16 emulated";
+  const char* bf16_route = bf16_kernel() != Bf16Kernel::emulated ? bf16_route_name(false) : "OpenBLAS, bf16 emulated";
   EXPECT_NE(find(rows, bf16_route, m, n, k), nullptr) << gemm_profile_table();
   // Without luong's AVX-512 kernels weight_gemm hands the product to gemm(), which names its own route.
   const char* weight_kernel = packed_gemm_enabled()        ? "luong packed weight"

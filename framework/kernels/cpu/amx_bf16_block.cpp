@@ -1,10 +1,9 @@
 // One 32 x 32 block of a bf16 GEMM on Intel AMX tiles (bf16_blocks.h): four float32 C tiles, two A row tiles and two
 // B column panels; one TDPBF16PS does a 16 x 16 x 32 product, 16 times the work of a 512-bit float32 FMA.
+#include <cpuid.h>
 #include <immintrin.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include <cpuid.h>
 
 #include "framework/kernels/cpu/bf16_blocks.h"
 

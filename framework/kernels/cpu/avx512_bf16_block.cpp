@@ -28,8 +28,8 @@ constexpr int64_t kStripRows = 8;
 }  // namespace
 
 bool avx512_bf16_available() {
-  static const bool available = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                                __builtin_cpu_supports("avx512bf16");
+  static const bool available =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512bf16");
   return available;
 }
 

@@ -38,8 +38,8 @@ using Bf16BlockFn = void (*)(const uint16_t* pa, const uint16_t* pb, int64_t kp,
 // AMX: the CPU has AMX-TILE and AMX-BF16 and the kernel granted this process the tile state (arch_prctl).
 bool amx_tiles_available();
 void amx_load_tile_config();  // once per thread before amx_bf16_block (cheap; run per range of blocks)
-void amx_bf16_block(const uint16_t* pa, const uint16_t* pb, int64_t kp, int64_t i0, int64_t q0, int64_t p0,
-                    int64_t p1, float* out, int64_t ld, bool add);
+void amx_bf16_block(const uint16_t* pa, const uint16_t* pb, int64_t kp, int64_t i0, int64_t q0, int64_t p0, int64_t p1,
+                    float* out, int64_t ld, bool add);
 
 // AVX512-BF16 (AMD Zen 4 and later, Intel Cooper Lake and later): VDPBF16PS, 16 lanes each adding two bf16
 // products a step, twice the multiply-adds of a float32 FMA.

@@ -321,13 +321,12 @@ void bf16_pack_b(bool trans_b, int64_t k, int64_t n, const float* b, uint16_t* p
   pack_b(trans_b, k, n, b, round_up(n, kBlock), round_up(k, kDepth), packed);
 }
 
-void bf16_gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const uint16_t* packed_b, float beta,
-                      float* c) {
+void bf16_gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const uint16_t* packed_b, float beta, float* c) {
   multiply(false, m, n, k, 1.0f, a, packed_b, beta, c);
 }
 
-void bf16_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-               const float* b, float beta, float* c) {
+void bf16_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, const float* b,
+               float beta, float* c) {
   thread_local std::vector<uint16_t> packed_b;  // see multiply's scratch
   const size_t size = static_cast<size_t>(bf16_packed_size(k, n));
   if (packed_b.size() < size) packed_b.resize(size);

@@ -44,14 +44,13 @@ const char* bf16_route_name(bool packed_weight);
 
 // Row-major operands; op(A) = A^T when trans_a (A stored (k, m)), op(B) = B^T when trans_b (B stored (n, k)).
 // beta 0 never reads C. Runs the chosen kernel, which must not be `emulated`; m, n, k > 0.
-void bf16_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
-               const float* b, float beta, float* c);
+void bf16_gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a, const float* b,
+               float beta, float* c);
 
 // The same with op(B) packed beforehand (a weight used by many products of a step loop, ops/weight_gemm.h): A is
 // (m, k) row-major, alpha 1. Both kernels read the same packing.
 int64_t bf16_packed_size(int64_t k, int64_t n);  // bf16 values
 void bf16_pack_b(bool trans_b, int64_t k, int64_t n, const float* b, uint16_t* packed);
-void bf16_gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const uint16_t* packed_b, float beta,
-                      float* c);
+void bf16_gemm_packed(int64_t m, int64_t n, int64_t k, const float* a, const uint16_t* packed_b, float beta, float* c);
 
 }  // namespace luong::cpu
