@@ -231,10 +231,9 @@ nlohmann::json run(const BenchArgs& a) {
           !device.is_cpu()             ? ""
           : cpu::packed_gemm_enabled() ? ", luong's AVX-512 GEMMs on (packed weights, blocked; OpenBLAS the rest)"
                                        : ", luong's AVX-512 GEMMs off (OpenBLAS only)",
-          !device.is_cpu() || a.precision != "bf16"            ? ""
-          : cpu::bf16_kernel() == cpu::Bf16Kernel::amx         ? ", bf16 GEMMs on AMX tiles"
-          : cpu::bf16_kernel() == cpu::Bf16Kernel::avx512_bf16 ? ", bf16 GEMMs on AVX512-BF16"
-                                                               : ", bf16 GEMMs emulated (no AMX, no AVX512-BF16)",
+          !device.is_cpu() || a.precision != "bf16" ? std::string()
+          : !cpu::bf16_gemms_native()               ? std::string(", bf16 GEMMs emulated")
+                                      : str(", bf16 GEMMs on ", cpu::bf16_kernel_name(cpu::bf16_kernel())),
           !graph             ? ""
           : device.is_cuda() ? ", the step as one CUDA graph"
                              : ", the step capture-checked");

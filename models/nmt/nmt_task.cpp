@@ -113,11 +113,10 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   set_gemm_precision(parse_gemm_precision(cfg.train.precision));
   if (gemm_precision() != GemmPrecision::fp32) {
     // On a CPU, say whether the GEMMs really run in bf16 (AMX tiles, AVX512-BF16) or are emulated, which is
-    // slower than fp32.
-    const char* how = device_.is_cuda()                                    ? ""
-                      : cpu::bf16_kernel() == cpu::Bf16Kernel::amx         ? "; CPU: AMX tiles"
-                      : cpu::bf16_kernel() == cpu::Bf16Kernel::avx512_bf16 ? "; CPU: AVX512-BF16"
-                                                                           : "; CPU: emulated, slower than fp32";
+    // slower than fp32. tf32 is always emulated there.
+    const std::string how = device_.is_cuda()           ? ""
+                            : !cpu::bf16_gemms_native() ? "; CPU: emulated, slower than fp32"
+                                                        : str("; CPU: ", cpu::bf16_kernel_name(cpu::bf16_kernel()));
     log(str("precision: float32 GEMMs with ", cfg.train.precision, " inputs (float32 accumulation, weights, "
             "optimizer state and activations", how, ")"));
   }

@@ -122,6 +122,9 @@ TEST_F(TrainPrecisionTest, TheBf16KernelIsNamedAndChosenByTheEnvironment) {
                      r.output.find("CPU: AVX512-BF16") != std::string::npos ||
                      r.output.find("CPU: emulated") != std::string::npos;
   EXPECT_TRUE(named) << r.output;
+  // tf32 has no CPU kernel: its log says emulated, whatever bf16 kernel the CPU has.
+  EXPECT_NE(runs_.at("tf32").output.find("CPU: emulated, slower than fp32"), std::string::npos)
+      << runs_.at("tf32").output;
   auto short_run = [](const std::string& kernel, const std::string& name) {
     return run_luong_shell("LUONG_BF16_KERNEL=" + kernel + " " + std::string(LUONG_BINARY) + " " +
                            train_args(fresh_dir("precision_kernel_" + name), "bf16") +

@@ -61,7 +61,7 @@ __attribute__((target("amx-tile"))) void amx_load_tile_config() {
 __attribute__((target("amx-tile,amx-bf16"))) void amx_bf16_block(const uint16_t* pa, const uint16_t* pb, int64_t kp,
                                                                  int64_t i0, int64_t q0, int64_t p0, int64_t p1,
                                                                  float* out, int64_t ld, bool add) {
-  const uint16_t* a0 = bf16_layout::a_slice(pa, kp, i0, 0);  // row tiles i0 / 16 and the next
+  const uint16_t* a0 = pa + bf16_layout::a_slice(kp, i0, 0);  // row tiles i0 / 16 and the next
   const uint16_t* a1 = a0 + kp * kTile;
   const uint16_t* b0 = bf16_layout::b_panel(pb, kp, q0);
   const uint16_t* b1 = b0 + kp * kTile;

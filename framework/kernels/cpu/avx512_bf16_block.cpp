@@ -62,7 +62,7 @@ __attribute__((target("avx512f,avx512bw,avx512bf16"))) void avx512_bf16_block(co
       acc[r][1] = add ? _mm512_loadu_ps(strip + r * ld + kTile) : _mm512_setzero_ps();
     }
     for (int64_t p = p0; p < p1; p += kDepth) {
-      const uint16_t* a = bf16_layout::a_slice(pa, kp, i0 + r0, p);  // 8 rows, kDepth values apart
+      const uint16_t* a = pa + bf16_layout::a_slice(kp, i0 + r0, p);  // 8 rows, kDepth values apart
       const uint16_t* w0 = b0 + p * kTile;                           // pair row p / 2 of each panel
       const uint16_t* w1 = b1 + p * kTile;
 #pragma GCC unroll 16

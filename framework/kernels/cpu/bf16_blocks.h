@@ -12,12 +12,10 @@ constexpr int64_t kDepth = 32;  // bf16 values in a 64-byte row: the depths of o
 constexpr int64_t kBlock = 32;  // a unit of work: a 32 x 32 block of C (two A tiles by two B panels)
 
 // op(A) (m x k) packed: tile by tile of 16 rows, each tile's 32-depth slices in order, a slice 16 rows of 32 bf16
-// values (1 KB contiguous). Row i's depths p0 .. p0 + 31 (p0 a multiple of 32) start here; kp is the padded depth.
-inline const uint16_t* a_slice(const uint16_t* packed, int64_t kp, int64_t i, int64_t p0) {
-  return packed + ((i / kTile) * (kp / kDepth) + p0 / kDepth) * (kTile * kDepth) + (i % kTile) * kDepth;
-}
-inline uint16_t* a_slice(uint16_t* packed, int64_t kp, int64_t i, int64_t p0) {
-  return packed + ((i / kTile) * (kp / kDepth) + p0 / kDepth) * (kTile * kDepth) + (i % kTile) * kDepth;
+// values (1 KB contiguous). Row i's depths p0 .. p0 + 31 (p0 a multiple of 32) start at this offset (bf16 values)
+// into the packing; kp is the padded depth. One function for the packer's writes and the kernels' reads.
+inline int64_t a_slice(int64_t kp, int64_t i, int64_t p0) {
+  return ((i / kTile) * (kp / kDepth) + p0 / kDepth) * (kTile * kDepth) + (i % kTile) * kDepth;
 }
 
 // op(B) (k x n) packed: panels of 16 columns, panel q at packed + q * kp * 16 holding kp / 2 pair rows of 64 bytes,

@@ -49,13 +49,15 @@ Bf16Kernel from_environment() {
   if (amx && std::strcmp(amx, "0") == 0 && kernel == Bf16Kernel::amx) kernel = Bf16Kernel::emulated;
   const char* name = std::getenv("LUONG_BF16_KERNEL");
   if (!name || !*name) return kernel;
-  const std::string want(name);
-  LUONG_CHECK(want == "amx" || want == "avx512" || want == "emulated",
-              "LUONG_BF16_KERNEL=" + want + " is not a bf16 kernel (amx, avx512 or emulated)");
-  const Bf16Kernel chosen = want == "amx"      ? Bf16Kernel::amx
-                            : want == "avx512" ? Bf16Kernel::avx512_bf16
-                                               : Bf16Kernel::emulated;
-  return bf16_kernel_supported(chosen) ? chosen : kernel;
+  // The one list of the variable's words: the parse and the error message both read it.
+  constexpr std::pair<const char*, Bf16Kernel> kWords[] = {
+      {"amx", Bf16Kernel::amx}, {"avx512", Bf16Kernel::avx512_bf16}, {"emulated", Bf16Kernel::emulated}};
+  for (const auto& [word, chosen] : kWords)
+    if (std::strcmp(name, word) == 0) return bf16_kernel_supported(chosen) ? chosen : kernel;
+  std::string words;  // "amx, avx512 or emulated"
+  for (size_t i = 0; i < std::size(kWords); ++i)
+    words += std::string(i == 0 ? "" : i + 1 == std::size(kWords) ? " or " : ", ") + kWords[i].first;
+  LUONG_FAIL("LUONG_BF16_KERNEL=" + std::string(name) + " is not a bf16 kernel (" + words + ")");
 }
 
 std::atomic<Bf16Kernel>& chosen_kernel() {
@@ -141,7 +143,7 @@ __attribute__((target("avx512f,avx512bw"))) void pack_a(bool trans_a, int64_t m,
     parallel_ranges(mp, m * k >= (1 << 16), [=](int64_t lo, int64_t hi) LUONG_AVX512BW {
       for (int64_t i = lo; i < hi; ++i) {
         for (int64_t p = 0; p < kp; p += kDepth)
-          _mm512_storeu_si512(a_slice(out, kp, i, p), i < m ? bf16x32(a + i * k + p, k - p) : _mm512_setzero_si512());
+          _mm512_storeu_si512(out + a_slice(kp, i, p), i < m ? bf16x32(a + i * k + p, k - p) : _mm512_setzero_si512());
       }
     });
     return;
@@ -157,7 +159,7 @@ __attribute__((target("avx512f,avx512bw"))) void pack_a(bool trans_a, int64_t m,
         __m512i words[kTile];
         for (int64_t r = 0; r < kTile; ++r) words[r] = pair_words(a, m, k, p0 + 2 * r, i0, cols);
         transpose_16x16_epi32(words);
-        for (int64_t i = 0; i < kTile; ++i) _mm512_storeu_si512(a_slice(out, kp, i0 + i, p0), words[i]);
+        for (int64_t i = 0; i < kTile; ++i) _mm512_storeu_si512(out + a_slice(kp, i0 + i, p0), words[i]);
       }
     }
   });
@@ -280,7 +282,7 @@ void multiply(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const 
 const char* bf16_kernel_name(Bf16Kernel kernel) {
   switch (kernel) {
     case Bf16Kernel::amx:
-      return "AMX";
+      return "AMX tiles";
     case Bf16Kernel::avx512_bf16:
       return "AVX512-BF16";
     case Bf16Kernel::emulated:

@@ -25,7 +25,7 @@
 namespace luong::cpu {
 
 enum class Bf16Kernel { emulated, avx512_bf16, amx };
-const char* bf16_kernel_name(Bf16Kernel kernel);  // "emulated", "AVX512-BF16", "AMX"
+const char* bf16_kernel_name(Bf16Kernel kernel);  // "emulated", "AVX512-BF16", "AMX tiles"
 
 // This CPU (and its OS) can run the kernel; emulated always can.
 bool bf16_kernel_supported(Bf16Kernel kernel);
