@@ -17,7 +17,7 @@
 namespace luong {
 namespace {
 
-// What backward keeps per node, in a table indexed by first sight (Node::backward_index). A hash map keyed
+// What backward keeps per node, in a table indexed by first sight (Node::backward_index_). A hash map keyed
 // by node cost a heap node per graph node and step, and so had the four maps before it; a tiny model's step spent
 // about 30% of its host time in malloc / free (docs/PERFORMANCE.md, "Engine host time").
 struct NodeState {
@@ -47,56 +47,56 @@ struct NodeState {
   }
 };
 
-// Each pass draws a number no earlier pass had, so a node's backward_pass tells whether its backward_index
+// Each pass draws a number no earlier pass had, so a node's backward_pass_ tells whether its backward_index_
 // belongs to this pass. Atomic: ranks of an in-process group run backward on their own graphs concurrently.
 std::atomic<uint64_t> g_last_pass{0};
 
-struct Graph {
-  uint64_t pass = 0;
-  std::vector<NodeState> state;  // every node reachable from the root, by first sight
+}  // namespace
 
-  NodeState& of(Node* n) { return state[n->backward_index]; }
-};
-
-Graph discover(Node* root) {
-  Graph g;
-  g.pass = g_last_pass.fetch_add(1, std::memory_order_relaxed) + 1;
-  auto see = [&g](Node* n) {  // a table entry at first sight, for the pending counts
-    n->backward_pass = g.pass;
-    n->backward_index = static_cast<uint32_t>(g.state.size());
-    g.state.emplace_back();
-  };
-  std::vector<Node*> stack{root};
-  see(root);
-  uint64_t next_seq = 0;
-  while (!stack.empty()) {
-    Node* n = stack.back();
-    stack.pop_back();
-    g.of(n).seq = next_seq++;  // the order of expansion, which the ready queue follows
-    for (const auto& in : n->inputs()) {
-      if (!in->requires_grad) continue;
-      if (in->backward_pass != g.pass) {  // first sight in this pass: its counts from an earlier one are stale
-        in->backward_pass = g.pass;
-        in->backward_uses = 0;
-        in->backward_uses_left = 0;
+// One backward pass's graph: its number and a table entry for every node reachable from the root, by first
+// sight. The one writer of Node's pass fields (a friend of Node) and of VariableImpl::pass_uses.
+class BackwardPass {
+ public:
+  // Discovery: numbers the pass, gives every reachable node its entry and pending-consumer count, and counts
+  // the edges into every variable that needs a gradient.
+  explicit BackwardPass(Node* root) : pass_(g_last_pass.fetch_add(1, std::memory_order_relaxed) + 1) {
+    std::vector<Node*> stack{root};
+    see(root);
+    uint64_t next_seq = 0;
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      of(n).seq = next_seq++;  // the order of expansion, which the ready queue follows
+      for (const auto& in : n->inputs()) {
+        if (!in->requires_grad) continue;
+        in->pass_uses.count_edge(pass_);
+        if (!in->grad_fn) continue;
+        Node* p = in->grad_fn.get();
+        if (p->backward_pass_ != pass_) {
+          see(p);
+          stack.push_back(p);
+        }
+        ++of(p).pending;
       }
-      ++in->backward_uses;
-      if (!in->grad_fn) {
-        ++in->backward_uses_left;
-        continue;
-      }
-      Node* p = in->grad_fn.get();
-      if (p->backward_pass != g.pass) {
-        see(p);
-        stack.push_back(p);
-      }
-      ++g.of(p).pending;
     }
   }
-  return g;
-}
 
-}  // namespace
+  uint64_t number() const { return pass_; }
+  size_t node_count() const { return state_.size(); }
+  // n's entry; n must have been discovered by this pass. The table does not grow after discovery, so references
+  // stay valid through the walk.
+  NodeState& of(const Node* n) { return state_[n->backward_index_]; }
+
+ private:
+  void see(Node* n) {  // a table entry at first sight, for the pending counts
+    n->backward_pass_ = pass_;
+    n->backward_index_ = static_cast<uint32_t>(state_.size());
+    state_.emplace_back();
+  }
+
+  uint64_t pass_;
+  std::vector<NodeState> state_;
+};
 
 void Variable::backward() const {
   LUONG_CHECK(data().numel() == 1, "backward() without a gradient needs a scalar, got ", data().describe());
@@ -124,9 +124,9 @@ void Variable::backward(const Tensor& grad_output) const {
   impl_->grad_shared = true;
 
   std::shared_ptr<Node> root = impl_->grad_fn;
-  Graph g = discover(root.get());
+  BackwardPass g(root.get());
   // Weight-gradient products of multi-use weights wait here until the weight's last consumer has run.
-  WeightGradDeferral deferral(g.pass);
+  WeightGradDeferral deferral(g.number());
   // Nothing writes a parameter during backward: every step's dx = dz W^T reuses one packed W^T.
   PackedWeightScope packed_weights;
 
@@ -136,13 +136,13 @@ void Variable::backward(const Tensor& grad_output) const {
   using Ready = std::pair<uint64_t, Node*>;
   auto later = [](const Ready& a, const Ready& b) { return a.first > b.first; };
   std::vector<Ready> ready_storage;
-  ready_storage.reserve(g.state.size());  // never more ready than nodes: one allocation
+  ready_storage.reserve(g.node_count());  // never more ready than nodes: one allocation
   std::priority_queue<Ready, std::vector<Ready>, decltype(later)> ready(later, std::move(ready_storage));
   ready.emplace(0, root.get());  // the root is discovered first
   while (!ready.empty()) {
     Node* n = ready.top().second;
     ready.pop();
-    NodeState& state = g.of(n);  // the table does not grow during the walk: references stay valid
+    NodeState& state = g.of(n);
     if (!deferral.empty())  // n's outputs have every contribution now: complete their deferred products
       state.for_each_waiting([&deferral](VariableImpl& out) { deferral.flush(out); });
     n->backward();
@@ -155,7 +155,7 @@ void Variable::backward(const Tensor& grad_output) const {
     for (const auto& in : inputs) {
       if (!in->requires_grad) continue;
       if (!in->grad_fn) {
-        if (--in->backward_uses_left == 0) {
+        if (in->pass_uses.deliver()) {
           deferral.flush(*in);
           read_grad(*in);  // a leaf no node gave a gradient to: its pending zero is written before anyone reads it
           if (in->grad_ready_hook) in->grad_ready_hook(*in);

@@ -14,6 +14,8 @@
 
 namespace luong {
 
+class BackwardPass;  // autograd/engine.cpp
+
 class Node {
  public:
   virtual ~Node();
@@ -26,13 +28,6 @@ class Node {
   // release(), handing the edges to the caller instead of dropping them (the engine walks them next; a copy
   // was a heap allocation per node and step).
   std::vector<std::shared_ptr<VariableImpl>> release_taking_inputs();
-
-  // Where the backward pass now running keeps this node's bookkeeping (autograd/engine.cpp): the pass's number
-  // and an index into its table. Two integers on the node instead of a hash map keyed by node, whose entry per
-  // node and step was a heap allocation; the pass number makes an entry left by an earlier pass (one that
-  // threw, say) read as unseen.
-  uint64_t backward_pass = 0;
-  uint32_t backward_index = 0;
 
   // Whether an op on these inputs records a node: gradient mode is on and some input needs a gradient (null
   // entries, an absent optional input, count as not). For ops that decide before computing what to save.
@@ -100,6 +95,14 @@ class Node {
   std::vector<std::shared_ptr<VariableImpl>> inputs_;
   std::vector<std::weak_ptr<VariableImpl>> outputs_;
   static const Tensor kUndefined;
+
+  // Where the backward pass now running keeps this node's bookkeeping: the pass's number and an index into its
+  // table, written and read by that pass alone (BackwardPass, autograd/engine.cpp). Two integers on the node
+  // instead of a hash map keyed by node, whose entry per node and step was a heap allocation; the pass number
+  // makes an entry left by an earlier pass (one that threw, say) read as unseen.
+  friend class BackwardPass;
+  uint64_t backward_pass_ = 0;
+  uint32_t backward_index_ = 0;
 };
 
 }  // namespace luong

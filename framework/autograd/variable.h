@@ -20,6 +20,33 @@ struct VariableImpl;
 // Fired once per backward pass when a leaf's gradient is final (no more contributions can arrive).
 using GradReadyHook = std::function<void(VariableImpl&)>;
 
+// How many graph edges of one backward pass lead into a variable: counted by the pass's discovery
+// (autograd/engine.cpp) and, for a leaf, counted down as they deliver, its gradient final at zero. Tagged with
+// the pass's number, as Node's table index is, instead of two hash maps per pass (a heap node per variable):
+// counts left by another pass read as none. A variable is in one running pass at a time (two threads' passes
+// sharing one would race on its gradient as well).
+class PassUses {
+ public:
+  PassUses() = default;
+  // Discovery found one more edge into the variable in pass `pass`; the first in a pass drops an earlier one's.
+  void count_edge(uint64_t pass) {
+    if (pass_ != pass) *this = PassUses{pass};
+    ++uses_;
+    ++left_;
+  }
+  // The edges counted in `pass`: 0 when the variable is not in that pass's graph.
+  int in(uint64_t pass) const { return pass_ == pass ? uses_ : 0; }
+  // One edge has delivered its gradient: true when it was the last of the pass.
+  bool deliver() { return --left_ == 0; }
+
+ private:
+  explicit PassUses(uint64_t pass) : pass_(pass) {}
+
+  uint64_t pass_ = 0;
+  int uses_ = 0;
+  int left_ = 0;
+};
+
 struct VariableImpl {
   // An interior variable's data is released (only its shape kept) once no Variable refers to it: the nodes
   // that consume it hold it for the graph only, and each saves, as its own members, exactly the tensors its
@@ -45,14 +72,7 @@ struct VariableImpl {
   GradReadyHook grad_ready_hook;
   int consumer_edges = 0;  // nodes holding this as an input (Node::attach / Node::release)
   bool shows_parameter = false;  // a slice or reshape of a parameter, in any grad mode (ops/weight_gemm.h)
-  // Written by the discovery of the backward pass numbered backward_pass (engine.cpp) and valid while it runs:
-  // the graph edges into this variable, and for a leaf how many of them have still to deliver (its gradient
-  // is final at zero). Fields tagged with the pass, as Node::backward_index, instead of two hash maps per
-  // pass: those made a heap node per variable. A variable is in one running pass at a time (two threads'
-  // passes sharing one would race on its gradient as well).
-  uint64_t backward_pass = 0;
-  int backward_uses = 0;
-  int backward_uses_left = 0;
+  PassUses pass_uses;            // the graph edges into this variable in the backward pass now running
 };
 
 // v.grad, made safe to accumulate into in place: a shared (aliased) gradient is copied first, a pending zero

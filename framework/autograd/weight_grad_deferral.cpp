@@ -33,8 +33,8 @@ int WeightGradDeferral::admit(const std::shared_ptr<VariableImpl>& v, int64_t ro
   const Tensor& w = v->data;
   const int64_t k = w.dim() == 2 ? w.size(0) : 1, n = w.size(w.dim() - 1);
   if (rows > kMaxRows || rows * k != numel_a || rows * n != numel_g) return 0;
-  const int uses = v->backward_pass == pass_ ? v->backward_uses : 0;  // not in this pass's graph: none
-  return uses >= 2 ? uses : 0;                                          // one consumer: nothing to batch
+  const int uses = v->pass_uses.in(pass_);
+  return uses >= 2 ? uses : 0;  // one consumer: nothing to batch
 }
 
 bool WeightGradDeferral::defer(const std::shared_ptr<VariableImpl>& v, const Tensor& a, const Tensor& g) {

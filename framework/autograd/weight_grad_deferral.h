@@ -25,7 +25,7 @@ class WeightGradDeferral {
   static constexpr int64_t kMaxRows = 512;
 
   // pass: the number of the backward pass, whose discovery counted the graph edges into each variable
-  // (VariableImpl::backward_uses). Installs itself as the pass in progress on this thread until destroyed.
+  // (VariableImpl::pass_uses). Installs itself as the pass in progress on this thread until destroyed.
   explicit WeightGradDeferral(uint64_t pass);
   // Drops products never flushed (a backward that threw), so the next pass starts clean.
   ~WeightGradDeferral();

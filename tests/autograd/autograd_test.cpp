@@ -122,6 +122,22 @@ TEST(Autograd, HookSeesTheFinalGradient) {
   EXPECT_EQ(seen, (std::vector<double>{5, 7}));
 }
 
+TEST(PassUses, CountsBelongToOnePassAndTheLastDeliveryCompletes) {
+  PassUses uses;
+  EXPECT_EQ(uses.in(1), 0) << "a variable no pass has seen";
+  for (int i = 0; i < 3; ++i) uses.count_edge(1);
+  EXPECT_EQ(uses.in(1), 3);
+  EXPECT_EQ(uses.in(2), 0) << "counts of pass 1 read as none in pass 2";
+  EXPECT_FALSE(uses.deliver());
+  EXPECT_FALSE(uses.deliver());
+  EXPECT_TRUE(uses.deliver()) << "the third of three edges is the last";
+  // A later pass counts afresh.
+  uses.count_edge(2);
+  EXPECT_EQ(uses.in(2), 1);
+  EXPECT_EQ(uses.in(1), 0);
+  EXPECT_TRUE(uses.deliver());
+}
+
 TEST(FlatParameters, ParamsAndGradsAreViewsIntoOneBuffer) {
   Variable a = leaf({1, 2, 3, 4}, {2, 2}, "a");
   Variable b = leaf({5, 6}, {2}, "b");

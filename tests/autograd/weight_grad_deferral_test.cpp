@@ -168,8 +168,7 @@ TEST(WeightGradDeferral, AccumulatesAcrossPassesAndAFailedPassLeavesNothingBehin
 // engine pass reaches.
 constexpr uint64_t kTestPass = ~uint64_t{0};
 void count_uses(const Variable& v, int uses) {
-  v.impl()->backward_pass = kTestPass;
-  v.impl()->backward_uses = uses;
+  for (int i = 0; i < uses; ++i) v.impl()->pass_uses.count_edge(kTestPass);
 }
 
 // The deferral on its own: one step's gradient g feeding a matrix weight (dW += aᵀ g) and a bias
