@@ -39,19 +39,20 @@ __attribute__((target("avx512f,fma"))) void microkernel(const DepthRun* runs, in
                                                         int64_t lda, const float* bp, float* c, int64_t ldc,
                                                         __mmask16 mask0, __mmask16 mask1, bool first, float alpha,
                                                         float beta) {
-  // Every loop over the rows is fully unrolled so the accumulators live in registers throughout: with a
-  // rolled loop GCC keeps the arrays on the stack, zeroing them with `rep stos` and spilling them for the
-  // store loop, which cost 3% of the kernel's time (perf annotate).
   const bool read_c = !first || beta != 0.0f;
   if (read_c) {
     // The tile of C this call will read after its depth loop (two or three 64-byte lines a row) is asked for now,
     // so its misses overlap the loop: a weight gradient accumulates into a C of megabytes that the rest of the
-    // step has pushed out of cache (generator dW in the step, LUONG_PROFILE: 329 -> 404 GFLOP/s).
+    // step has pushed out of cache (generator dW in the step, LUONG_PROFILE: 329 -> 404 GFLOP/s). A prefetch never
+    // faults, so an edge tile's addresses past the matrix are harmless.
 #pragma GCC unroll 8
     for (int i = 0; i < Rows; ++i) {
       for (int j : {0, 16, 31}) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + j), _MM_HINT_T0);
     }
   }
+  // Every loop over the rows is fully unrolled so the accumulators live in registers throughout: with a
+  // rolled loop GCC keeps the arrays on the stack, zeroing them with `rep stos` and spilling them for the
+  // store loop, which cost 3% of the kernel's time (perf annotate).
   __m512 acc0[Rows], acc1[Rows];
 #pragma GCC unroll 8
   for (int i = 0; i < Rows; ++i) acc0[i] = _mm512_setzero_ps(), acc1[i] = _mm512_setzero_ps();
