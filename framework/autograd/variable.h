@@ -27,10 +27,12 @@ using GradReadyHook = std::function<void(VariableImpl&)>;
 // sharing one would race on its gradient as well).
 class PassUses {
  public:
-  PassUses() = default;
   // Discovery found one more edge into the variable in pass `pass`; the first in a pass drops an earlier one's.
   void count_edge(uint64_t pass) {
-    if (pass_ != pass) *this = PassUses{pass};
+    if (pass_ != pass) {
+      pass_ = pass;
+      uses_ = left_ = 0;
+    }
     ++uses_;
     ++left_;
   }
@@ -40,8 +42,6 @@ class PassUses {
   bool deliver() { return --left_ == 0; }
 
  private:
-  explicit PassUses(uint64_t pass) : pass_(pass) {}
-
   uint64_t pass_ = 0;
   int uses_ = 0;
   int left_ = 0;

@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "framework/kernels/cpu/packed_gemm.h"
+#include "framework/kernels/cpu/prefetch_tile.h"
 
 namespace luong::cpu::avx512 {
 
@@ -40,16 +41,10 @@ __attribute__((target("avx512f,fma"))) void microkernel(const DepthRun* runs, in
                                                         __mmask16 mask0, __mmask16 mask1, bool first, float alpha,
                                                         float beta) {
   const bool read_c = !first || beta != 0.0f;
-  if (read_c) {
-    // The tile of C this call will read after its depth loop (two or three 64-byte lines a row) is asked for now,
-    // so its misses overlap the loop: a weight gradient accumulates into a C of megabytes that the rest of the
-    // step has pushed out of cache (generator dW in the step, LUONG_PROFILE: 329 -> 404 GFLOP/s). A prefetch never
-    // faults, so an edge tile's addresses past the matrix are harmless.
-#pragma GCC unroll 8
-    for (int i = 0; i < Rows; ++i) {
-      for (int j : {0, 16, 31}) _mm_prefetch(reinterpret_cast<const char*>(c + i * ldc + j), _MM_HINT_T0);
-    }
-  }
+  // The tile of C this call will read after its depth loop is asked for now, so its misses overlap the loop: a
+  // weight gradient accumulates into a C of megabytes that the rest of the step has pushed out of cache (generator
+  // dW in the step, LUONG_PROFILE: 329 -> 404 GFLOP/s).
+  if (read_c) prefetch_tile(c, ldc, Rows, kPanelCols);
   // Every loop over the rows is fully unrolled so the accumulators live in registers throughout: with a
   // rolled loop GCC keeps the arrays on the stack, zeroing them with `rep stos` and spilling them for the
   // store loop, which cost 3% of the kernel's time (perf annotate).

@@ -15,6 +15,7 @@
 #include "framework/kernels/cpu/avx512_microkernel.h"
 #include "framework/kernels/cpu/bf16_blocks.h"
 #include "framework/kernels/cpu/parallel.h"
+#include "framework/kernels/cpu/prefetch_tile.h"
 #include "framework/kernels/cpu/stealing_ranges.h"
 
 namespace luong::cpu {
@@ -34,12 +35,6 @@ constexpr int64_t kBlocksPerRange = 8;
 // K 1024 and 1280 ran slower in slices of 512 or 1024 than in one pass, so they keep it.
 constexpr int64_t kSliceDepth = 1024;
 constexpr int64_t kGroupBytes = 1 << 20;  // packed B kept in L2 while the row blocks sweep it (2 MB a core)
-
-// Asks for the 32 rows of 32 floats of a block of C at c: two 64-byte lines a row, three when unaligned.
-void prefetch_block(const float* c, int64_t ld) {
-  for (int64_t i = 0; i < kBlock; ++i)
-    for (int64_t j : {int64_t{0}, kBlock / 2, kBlock - 1}) __builtin_prefetch(c + i * ld + j);
-}
 
 // The default: AMX, else AVX512-BF16 where it pays, else the emulation.
 Bf16Kernel default_kernel() {
@@ -265,7 +260,7 @@ void multiply(bool trans_a, int64_t m, int64_t n, int64_t k, float alpha, const 
         if (add && u + 1 < last) {
           int64_t next_i0, next_j0;
           origin(u + 1, next_i0, next_j0);
-          if (is_direct(next_i0, next_j0)) prefetch_block(c + next_i0 * n + next_j0, n);
+          if (is_direct(next_i0, next_j0)) prefetch_tile(c + next_i0 * n + next_j0, n, kBlock, kBlock);
         }
         block(pa, pb, kp, i0, q0, p0, p1, c + i0 * n + j0, n, add);
         continue;
