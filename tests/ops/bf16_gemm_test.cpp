@@ -118,35 +118,19 @@ TEST_P(Bf16Gemm, MatchesTheProductOfRoundedInputsForEveryLayoutAndEdge) {
     }
 }
 
-// The packing's vector rounding is the emulation's scalar round_to_bf16 on the values where rounding is subtle:
-// ties (to even, both ways), the largest floats (rounding up to infinity), infinities, NaN and denormals. Each value is
-// multiplied by 1 alone, in A and in B, in both layouts, so C holds exactly the rounded value.
+// The packing's conversion (VCVTNE2PS2BF16) is the emulation's scalar round_to_bf16 on the values where rounding is
+// subtle: ties (to even, both ways), the largest floats (rounding up to infinity), infinities and NaN; denormal inputs
+// read as zero. Each value is multiplied by 1 alone, in A and in B, in both layouts, so C holds exactly the rounded
+// value.
 TEST_P(Bf16Gemm, PackingRoundsLikeTheEmulation) {
   const float inf = std::numeric_limits<float>::infinity(), big = std::numeric_limits<float>::max();
-  const std::vector<float> values = {1.0f + 0x1p-8f,
-                                     1.0f + 3 * 0x1p-8f,
-                                     -(1.0f + 0x1p-8f),
-                                     1.0f + 0x1p-8f + 0x1p-23f,
-                                     big,
-                                     -big,
-                                     0x1.fefffep127f,
-                                     inf,
-                                     -inf,
-                                     std::nanf(""),
-                                     -0.0f,
-                                     3.1415926f,
-                                     1e-30f,
-                                     65504.0f,
-                                     0.1f,
-                                     -2.5e7f,
-                                     // Denormals: the packing rounds them as the emulation does (AVX512-BF16's
-                                     // conversion would flush them). The largest rounds up to the smallest normal;
-                                     // the others stay subnormal, which both instructions read as zero.
-                                     1e-39f,
-                                     -3e-40f,
-                                     0x1p-149f,
-                                     0x1.fffffcp-127f,
-                                     0x1.018p-130f};
+  const std::vector<float> values = {1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, -(1.0f + 0x1p-8f), 1.0f + 0x1p-8f + 0x1p-23f,
+                                     big, -big, 0x1.fefffep127f, inf, -inf, std::nanf(""), -0.0f, 3.1415926f, 1e-30f,
+                                     65504.0f, 0.1f, -2.5e7f,
+                                     // Denormals: the conversion reads them as zero. round_to_bf16 takes the
+                                     // fourth up to the smallest normal, and keeps the others subnormal, which the
+                                     // dot products read as zero.
+                                     1e-39f, -3e-40f, 0x1p-149f, 0x1.fffffcp-127f, 0x1.018p-130f};
   const int64_t count = static_cast<int64_t>(values.size());
   const std::vector<float> one = {1.0f};
   for (bool trans : {false, true}) {
@@ -155,9 +139,7 @@ TEST_P(Bf16Gemm, PackingRoundsLikeTheEmulation) {
     bf16_gemm(trans, false, count, 1, 1, 1.0f, values.data(), one.data(), 0.0f, as_a.data());
     bf16_gemm(false, trans, 1, count, 1, 1.0f, one.data(), values.data(), 0.0f, as_b.data());
     for (size_t i = 0; i < values.size(); ++i) {
-      float expected = round_to_bf16(values[i]);
-      // TDPBF16PS and VDPBF16PS read subnormal inputs as zero.
-      if (std::fpclassify(expected) == FP_SUBNORMAL) expected = 0.0f;
+      const float expected = std::fpclassify(values[i]) == FP_SUBNORMAL ? 0.0f : round_to_bf16(values[i]);
       if (std::isnan(expected)) {
         EXPECT_TRUE(std::isnan(as_a[i]) && std::isnan(as_b[i])) << "value " << i;
         continue;
