@@ -248,6 +248,20 @@ TEST(VecMath, FastExpIsWithinTwoUlpsAndPropagatesNan) {
   EXPECT_EQ(cpu::row_max(x.data(), 4), 3.0f);
 }
 
+// row_max's two 8-float vectors and its scalar tail: the largest value found in every lane of either vector and in
+// the tail, for every length up to three blocks of 16 and beyond; an all -inf row gives -inf.
+TEST(VecMath, RowMaxFindsTheLargestValueInEveryPosition) {
+  for (int64_t n = 1; n <= 50; ++n)
+    for (int64_t at = 0; at < n; ++at) {
+      std::vector<float> x(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) x[j] = -10.0f - static_cast<float>((j * 7) % 13);
+      x[at] = 1.5f;
+      ASSERT_EQ(cpu::row_max(x.data(), n), 1.5f) << "n " << n << ", largest at " << at;
+    }
+  const std::vector<float> low(40, -std::numeric_limits<float>::infinity());
+  EXPECT_EQ(cpu::row_max(low.data(), 40), -std::numeric_limits<float>::infinity());
+}
+
 TEST(VecMath, FastSigmoidAndTanhAreWithinFloatRounding) {
   double worst_sig = 0.0, worst_tanh = 0.0;
   for (int i = -200000; i <= 200000; ++i) {
