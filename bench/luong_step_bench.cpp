@@ -8,16 +8,15 @@
 // Reports the median of --windows timed windows after --warmup steps, and the peak RSS (VmHWM).
 #include <omp.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 
 #include "bench/fma_peak.h"
 #include "framework/autograd/flat_parameters.h"
@@ -26,6 +25,7 @@
 #include "framework/core/process_setup.h"
 #include "framework/kernels/cpu/bf16_gemm.h"
 #include "framework/kernels/cpu/packed_gemm.h"
+#include "framework/kernels/cpu/wide_vectors.h"
 #include "framework/memory/allocator.h"
 #include "framework/ops/weight_gemm.h"
 #include "framework/optim/average_and_clip.h"
@@ -231,6 +231,9 @@ nlohmann::json run(const BenchArgs& a) {
           !device.is_cpu()             ? ""
           : cpu::packed_gemm_enabled() ? ", luong's AVX-512 GEMMs on (packed weights, blocked; OpenBLAS the rest)"
                                        : ", luong's AVX-512 GEMMs off (OpenBLAS only)",
+          !device.is_cpu()      ? ""
+          : cpu::wide_vectors() ? ", LSTM cell and loss on 512-bit vectors"
+                                : ", LSTM cell and loss on 256-bit vectors",
           !device.is_cpu() || a.precision != "bf16" ? std::string()
           : !cpu::bf16_gemms_native()               ? std::string(", bf16 GEMMs emulated")
                                       : str(", bf16 GEMMs on ", cpu::bf16_kernel_name(cpu::bf16_kernel())),

@@ -7,6 +7,10 @@
 
 
 namespace luong::cpu {
+// Internal linkage: the pointwise kernels are compiled twice, for AVX2 and for AVX-512 (wide_vectors.h), and a
+// copy of one of these functions left out of line must stay in its own file, or the linker could hand the
+// AVX-512 one to the AVX2 build.
+namespace {
 
 // e^x by Cody-Waite range reduction x = n ln2 + r, |r| <= ln2 / 2, a degree-6 minimax polynomial for e^r
 // (Cephes' expf coefficients) and 2^n assembled in the exponent bits. NaN propagates (comparisons with
@@ -115,4 +119,5 @@ inline float exp_shifted_sum(const float* x, float shift, float* y, int64_t n) {
   return s;
 }
 
+}  // namespace
 }  // namespace luong::cpu
