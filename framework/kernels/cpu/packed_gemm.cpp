@@ -1,13 +1,13 @@
 #include "framework/kernels/cpu/packed_gemm.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
 #include "framework/core/error.h"
 #include "framework/kernels/cpu/avx512_microkernel.h"
 #include "framework/kernels/cpu/parallel.h"
+#include "framework/kernels/cpu/path_switch.h"
 #include "framework/kernels/cpu/scale_by_beta.h"
 #include "framework/kernels/cpu/stealing_ranges.h"
 
@@ -35,21 +35,18 @@ bool enabled_by_environment() {
   return !(env && std::strcmp(env, "0") == 0);
 }
 
-std::atomic<bool>& enabled_flag() {
-  static std::atomic<bool> flag(packed_gemm_supported() && enabled_by_environment());
-  return flag;
+PathSwitch& path() {
+  static PathSwitch s(detect_supported(), enabled_by_environment());
+  return s;
 }
 
 }  // namespace
 
-bool packed_gemm_supported() {
-  static const bool supported = detect_supported();
-  return supported;
-}
+bool packed_gemm_supported() { return path().supported(); }
 
-bool packed_gemm_enabled() { return enabled_flag().load(std::memory_order_relaxed); }
+bool packed_gemm_enabled() { return path().on(); }
 
-bool set_packed_gemm_enabled(bool on) { return enabled_flag().exchange(on && packed_gemm_supported()); }
+bool set_packed_gemm_enabled(bool on) { return path().set(on); }
 
 int64_t packed_size(int64_t k, int64_t n) { return (n + kPanelCols - 1) / kPanelCols * kPanelCols * k; }
 

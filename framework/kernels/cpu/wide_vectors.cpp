@@ -1,8 +1,9 @@
 #include "framework/kernels/cpu/wide_vectors.h"
 
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
+
+#include "framework/kernels/cpu/path_switch.h"
 
 namespace luong::cpu {
 namespace {
@@ -13,28 +14,25 @@ bool detect_supported() {
          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 }
 
-bool chosen_at_start() {
-  if (!wide_vectors_supported()) return false;
+// The default where supported: on for AMD (a fixed rule, not a timing: see the header), unless the environment says.
+bool on_by_default() {
   const char* env = std::getenv("LUONG_WIDE_VECTORS");
   if (env && std::strcmp(env, "0") == 0) return false;
   if (env && std::strcmp(env, "1") == 0) return true;
-  return __builtin_cpu_is("amd");  // a fixed rule, not a timing: see the header
+  return __builtin_cpu_is("amd");
 }
 
-std::atomic<bool>& flag() {
-  static std::atomic<bool> on(chosen_at_start());
-  return on;
+PathSwitch& path() {
+  static PathSwitch s(detect_supported(), on_by_default());
+  return s;
 }
 
 }  // namespace
 
-bool wide_vectors_supported() {
-  static const bool supported = detect_supported();
-  return supported;
-}
+bool wide_vectors_supported() { return path().supported(); }
 
-bool wide_vectors() { return flag().load(std::memory_order_relaxed); }
+bool wide_vectors() { return path().on(); }
 
-bool set_wide_vectors(bool on) { return flag().exchange(on && wide_vectors_supported()); }
+bool set_wide_vectors(bool on) { return path().set(on); }
 
 }  // namespace luong::cpu
