@@ -9,7 +9,6 @@
 // two 64-byte loads of B (a pair row of each panel, already in VDPBF16PS's layout) and 8 broadcasts of one 32-bit pair
 // of A, so loads stay well under the two a cycle the multiply-adds leave room for. A strip's slice of A (8 rows x 32
 // depths, 512 bytes) and the panels' pair rows stay in L1 while the strip runs the depth.
-#include <cpuid.h>
 #include <immintrin.h>
 
 #include <cstring>
@@ -36,15 +35,8 @@ bool avx512_bf16_available() {
 bool avx512_bf16_preferred() {
   // A fixed rule rather than a timing at start-up: the two kernels sum in different orders, and a run's bits must not
   // depend on how busy the host was when it started.
-  static const bool preferred = [] {
-    unsigned max_leaf = 0, ebx = 0, ecx = 0, edx = 0;
-    if (!avx512_bf16_available() || !__get_cpuid(0, &max_leaf, &ebx, &ecx, &edx)) return false;
-    char vendor[13] = {};
-    std::memcpy(vendor, &ebx, 4);
-    std::memcpy(vendor + 4, &edx, 4);
-    std::memcpy(vendor + 8, &ecx, 4);
-    return std::strcmp(vendor, "AuthenticAMD") == 0;
-  }();
+  // The same vendor test as the 512-bit pointwise build's default (wide_vectors.cpp).
+  static const bool preferred = avx512_bf16_available() && __builtin_cpu_is("amd");
   return preferred;
 }
 

@@ -16,6 +16,7 @@ bool detect_supported() {
 
 // The default where supported: on for AMD (a fixed rule, not a timing: see the header), unless the environment says.
 bool on_by_default() {
+  __builtin_cpu_init();  // may run before detect_supported: the order of a constructor's arguments is unspecified
   const char* env = std::getenv("LUONG_WIDE_VECTORS");
   if (env && std::strcmp(env, "0") == 0) return false;
   if (env && std::strcmp(env, "1") == 0) return true;
