@@ -1,14 +1,14 @@
 // `luong eval`: perplexity (teacher-forced) and BLEU of beam-search translations of a checkpoint.
 //   luong eval --checkpoint run/best.h5 --src test.en --ref test.de [--beam 5] [--json]
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include "framework/core/precision.h"
+#include "framework/io/json_text.h"
 #include "launch/commands.h"
 #include "launch/translate_util.h"
 #include "models/nmt/bleu.h"
@@ -86,19 +86,18 @@ void run(EvalArgs a) {
   write_attention_plots(a.t, translations);
   const bleu::BleuScore score = bleu::corpus_bleu(hyps, refs);
   if (a.json) {
-    std::cout << nlohmann::json{{"checkpoint", a.t.checkpoint},
-                                {"src", a.src},
-                                {"ref", a.ref},
-                                {"sentences", sources.size()},
-                                {"tokens", v.tokens},
-                                {"ppl", ppl},
-                                {"bleu", score.score},
-                                {"bleu_signature", bleu::signature()},
-                                {"bleu_line", score.format()},
-                                {"beam_size", a.t.beam},
-                                {"length_penalty", a.t.length_penalty},
-                                {"max_len_ratio", a.t.max_len_ratio}}
-                     .dump()
+    std::cout << json_text(nlohmann::json{{"checkpoint", a.t.checkpoint},
+                                          {"src", a.src},
+                                          {"ref", a.ref},
+                                          {"sentences", sources.size()},
+                                          {"tokens", v.tokens},
+                                          {"ppl", ppl},
+                                          {"bleu", score.score},
+                                          {"bleu_signature", bleu::signature()},
+                                          {"bleu_line", score.format()},
+                                          {"beam_size", a.t.beam},
+                                          {"length_penalty", a.t.length_penalty},
+                                          {"max_len_ratio", a.t.max_len_ratio}})
               << "\n";
   } else {
     std::cout << "perplexity " << ppl << " over " << v.tokens << " target tokens\n"

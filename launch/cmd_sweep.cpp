@@ -1,17 +1,17 @@
 // `luong sweep`: a grid / random hyper-parameter search, each trial a `luong train` child process.
 //   luong sweep configs/sweeps/attention.yaml --out checkpoints/sweep-attention [--parallel 2] [--json]
 // The logic lives in framework/sweep/; this file wires it to the CLI, the config schema and the process.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <thread>
 
-#include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include "framework/core/error.h"
+#include "framework/io/json_text.h"
 #include "framework/sweep/child_env.h"
 #include "framework/sweep/results_table.h"
 #include "framework/sweep/sweep_plan.h"
@@ -35,26 +35,58 @@ struct SweepArgs {
   bool dry_run = false;
 };
 
+// A command line a POSIX shell reads back as `argv`: a word holding anything the shell would interpret is put
+// in single quotes, and a single quote inside it is closed, escaped and reopened ('\'').
 std::string shell_words(const std::vector<std::string>& argv) {
   std::string s;
   for (const auto& a : argv) {
-    const bool plain = a.find_first_of(" \t\"'$\\*?;&|<>()") == std::string::npos && !a.empty();
+    const bool plain = !a.empty() && a.find_first_not_of(
+                                         "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                         "0123456789_-+=.,/:@%") == std::string::npos;
     if (!s.empty()) s += ' ';
-    s += plain ? a : "'" + a + "'";
+    if (plain) {
+      s += a;
+      continue;
+    }
+    s += '\'';
+    for (const char c : a) s += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    s += '\'';
   }
   return s;
 }
 
-void dry_run(const sweep::SweepSpec& spec, const std::vector<sweep::Trial>& trials, const sweep::SweepOptions& o) {
+// Each trial's name, whether its config resolves, and its command: as text, or with --json one JSON object per
+// trial in an array (the command as an argument list) for scripts.
+void dry_run(const sweep::SweepSpec& spec, const std::vector<sweep::Trial>& trials, const sweep::SweepOptions& o,
+             bool as_json) {
+  nlohmann::json all = nlohmann::json::array();
   for (const auto& t : trials) {
-    std::string status = "ok";
+    std::string error;
     try {
       load_run_config(spec.base, t.sets);
     } catch (const Error& e) {
-      status = std::string("INVALID: ") + e.what();
+      error = e.what();
     }
-    std::cout << t.name << "  [" << status << "]\n  " << shell_words(sweep::train_command(spec, t, o)) << "\n";
+    const std::vector<std::string> command = sweep::train_command(spec, t, o);
+    if (as_json) {
+      all.push_back({{"name", t.name}, {"valid", error.empty()}, {"error", error}, {"command", command}});
+      continue;
+    }
+    std::cout << t.name << "  [" << (error.empty() ? "ok" : "INVALID: " + error) << "]\n  " << shell_words(command)
+              << "\n";
   }
+  if (as_json) std::cout << json_text(all) << std::endl;
+}
+
+// --out must be a directory luong can create or use; said before any trial starts, naming the option.
+void prepare_out_dir(const std::string& out) {
+  if (out.empty()) LUONG_FAIL("--out is empty; expected the directory for the sweep's trials and results");
+  std::error_code ec;
+  if (fs::exists(out, ec) && !fs::is_directory(out, ec))
+    LUONG_FAIL("--out ", out,
+               " exists and is not a directory; expected the directory for the sweep's trials and results");
+  fs::create_directories(out, ec);
+  if (ec) LUONG_FAIL("--out ", out, ": cannot create the directory: ", ec.message());
 }
 
 void run(const SweepArgs& a) {
@@ -71,20 +103,17 @@ void run(const SweepArgs& a) {
                                   sweep::ranks_per_trial(spec.launch), [](const char* k) { return std::getenv(k); });
   o.resolve = [](const std::string& base, const std::vector<std::string>& sets) { return load_run_config(base, sets).config; };
   o.log = [](const std::string& s) { std::cerr << "sweep " << s << std::endl; };
-  if (a.dry_run) return dry_run(spec, trials, o);
+  if (a.dry_run) return dry_run(spec, trials, o, a.json);
 
+  prepare_out_dir(a.out);
   std::cerr << "sweep " << spec.file << ": " << trials.size() << " trial(s), " << o.parallel << " at a time, ranked by "
             << spec.metric << " (" << spec.mode << "), in " << a.out << std::endl;
-  fs::create_directories(a.out);
-  const std::string spec_copy = a.out + "/sweep.yaml";
-  if (!fs::exists(spec_copy) || !fs::equivalent(a.spec, spec_copy))
-    fs::copy_file(a.spec, spec_copy, fs::copy_options::overwrite_existing);
   sweep::install_interrupt_handlers();
   const sweep::SweepOutcome outcome = sweep::run_sweep(spec, trials, o);
   const sweep::SweepReport report = sweep::write_sweep_report(spec, outcome.results, a.out, outcome.interrupted);
 
   if (a.json) {
-    std::cout << sweep::results_json(report.ranked, a.out).dump() << std::endl;
+    std::cout << json_text(sweep::results_json(report.ranked, a.out)) << std::endl;
   } else {
     std::cout << report.markdown << std::flush;
   }
@@ -112,7 +141,9 @@ const bool kRegistered = add_command([](CLI::App& app) {
       "INT>=1");
   cmd->add_option("--parallel,-j", args->parallel, "Trials at once (overrides the spec's parallel)")
       ->check(at_least_one);
-  cmd->add_flag("--json", args->json, "Print the results table as a JSON array on stdout (progress goes to stderr)");
+  cmd->add_flag("--json", args->json,
+                "Print the results table (with --dry-run: the planned trials) as a JSON array on stdout (progress goes "
+                "to stderr)");
   cmd->add_flag("--retry-failed", args->retry_failed, "Run failed trials again (finished ok trials are always skipped)");
   cmd->add_flag("--dry-run,-n", args->dry_run, "List the trials, their validity and command lines; run nothing");
   cmd->callback([args] { run(*args); });

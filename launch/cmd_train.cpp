@@ -1,16 +1,16 @@
 // `luong train`: trains a model from a YAML config, on one process or under mpirun.
 //   luong train --config configs/multi30k.yaml --run-dir checkpoints/m30k [--set k=v ...] [--resume auto]
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
-
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "framework/dist/bootstrap.h"
 #include "framework/io/checkpoint_dir.h"
 #include "framework/io/directory_lock.h"
+#include "framework/io/json_text.h"
 #include "framework/optim/optimizer.h"
 #include "framework/optim/schedule.h"
 #include "framework/train/trainer.h"
@@ -63,16 +63,15 @@ void print_summary(const TrainSummary& s, bool json) {
   const bool validated = s.best_valid_ppl > 0;  // never validated: no data.valid_* or no validation yet
   if (json) {
     auto or_null = [](bool known, double v) { return known ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    std::cout << nlohmann::json{{"steps", s.steps},
-                                {"epochs", s.epochs_completed},
-                                {"best_valid_ppl", or_null(validated, s.best_valid_ppl)},
-                                {"last_valid_ppl", or_null(s.last_valid_ppl > 0, s.last_valid_ppl)},
-                                {"train_loss", or_null(s.trained, s.last_train_loss)},
-                                {"tokens_per_s", or_null(s.trained, s.tokens_per_s)},
-                                {"elapsed_s", s.elapsed_s},
-                                {"stop_reason", s.stop_reason},
-                                {"resumed_from", s.resumed_from}}
-                     .dump()
+    std::cout << json_text(nlohmann::json{{"steps", s.steps},
+                                          {"epochs", s.epochs_completed},
+                                          {"best_valid_ppl", or_null(validated, s.best_valid_ppl)},
+                                          {"last_valid_ppl", or_null(s.last_valid_ppl > 0, s.last_valid_ppl)},
+                                          {"train_loss", or_null(s.trained, s.last_train_loss)},
+                                          {"tokens_per_s", or_null(s.trained, s.tokens_per_s)},
+                                          {"elapsed_s", s.elapsed_s},
+                                          {"stop_reason", s.stop_reason},
+                                          {"resumed_from", s.resumed_from}})
               << "\n";
   } else {
     std::cout << "steps " << s.steps << ", epochs completed " << s.epochs_completed << ", best valid ppl "

@@ -29,6 +29,24 @@ std::string unknown_subcommand(const CLI::App& app, int argc, char** argv) {
                     "; see luong --help)");
 }
 
+// Only `luong train` is data-parallel; any other command started
+// by mpirun -np N would run whole in every rank: `eval` printing N results, `average` and `gen-data` writing
+// the same files at once. A sweep is a driver that starts its own trials (the spec's `launch:` runs them under
+// mpirun); under a launcher even as one process its trials would inherit the launcher's environment and
+// initialise MPI as part of the sweep's job. Returns the message, or "" when the command may run here.
+std::string launcher_problem(int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-' || !luong::launched_by_mpi()) return "";
+  const std::string word = argv[1];
+  if (word == "train") return "";
+  if (word == "sweep")
+    return "luong sweep was started by an MPI launcher (mpirun / srun); run it as a plain command: it starts "
+           "each trial itself, under mpirun when the spec sets launch: (docs/SWEEPS.md)";
+  const int ranks = luong::world_size_hint();
+  if (ranks <= 1) return "";
+  return luong::str("luong ", word, " runs as one process, but the launcher started ", ranks,
+                    " (each would do the whole job); run it without mpirun, or with -np 1");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -42,6 +60,10 @@ int main(int argc, char** argv) {
   if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {
     std::cerr << "luong: error: " << unknown << "\n";
     return 2;  // a usage error, like every other one
+  }
+  if (const std::string problem = launcher_problem(argc, argv); !problem.empty()) {
+    std::cerr << "luong: error: " << problem << "\n";
+    return 1;
   }
   try {
     app.parse(argc, argv);

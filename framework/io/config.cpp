@@ -55,6 +55,11 @@ Config Config::load_file(ConfigSchema schema, const std::string& path) {
   if (!in) LUONG_FAIL("config file '", path, "' cannot be read: ", std::strerror(errno));
   std::ostringstream text;
   text << in.rdbuf();
+  // Checked here and in --set, not in load_string: a checkpoint's stored config came through both, and one
+  // written before this check stays readable. A binary file (NUL bytes) is reported as such by merge_text.
+  if (const Utf8Fault bad = first_invalid_utf8(text.str()); bad.line && !nul_byte_line(text.str()))
+    LUONG_FAIL("config ", path, ":", bad.line, ":", bad.column, ": ", invalid_utf8_text(bad.byte),
+               "; a config is UTF-8 text");
   Config c(std::move(schema));
   c.merge_text(text.str(), path);
   return c;
@@ -128,6 +133,8 @@ void Config::set(const std::string& assignment) {
 void Config::set(const std::string& path, const std::string& yaml_value) {
   // Shortened: the message may quote the value again, and a 100 kB value would fill the terminal.
   const std::string where = "--set " + printable_excerpt(path) + "=" + printable_excerpt(yaml_value) + ": ";
+  if (const Utf8Fault bad = first_invalid_utf8(yaml_value); bad.line)
+    LUONG_FAIL(where, invalid_utf8_text(bad.byte), " at byte ", bad.column, " of the value; a config is UTF-8 text");
   const KeySpec* spec = schema_.find(path);
   if (!spec) {
     if (schema_.is_section(path))

@@ -1,16 +1,19 @@
 #include "framework/io/config_value.h"
 
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 #include <sstream>
 #include <vector>
 
-#include <yaml-cpp/eventhandler.h>
-#include <yaml-cpp/yaml.h>
+#include "framework/core/utf8.h"
 
 namespace luong {
 namespace {
@@ -54,22 +57,6 @@ std::optional<bool> parse_bool(const std::string& s) {
 
 // Length of the well-formed UTF-8 sequence starting at s[i] (RFC 3629: no overlong forms, no surrogates,
 // nothing above U+10FFFF), or 0 when the byte there does not start one.
-size_t utf8_length(const std::string& s, size_t i) {
-  const auto byte = [&](size_t k) { return k < s.size() ? static_cast<unsigned char>(s[k]) : 0u; };
-  const unsigned c = byte(i);
-  if (c < 0x80) return 1;
-  size_t n = 0;
-  unsigned lo = 0x80, hi = 0xBF;  // allowed range of the second byte
-  if (c >= 0xC2 && c <= 0xDF) n = 2;
-  else if (c >= 0xE0 && c <= 0xEF) n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-  else if (c >= 0xF0 && c <= 0xF4) n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-  else return 0;
-  if (byte(i + 1) < lo || byte(i + 1) > hi) return 0;
-  for (size_t k = 2; k < n; ++k)
-    if (byte(i + k) < 0x80 || byte(i + k) > 0xBF) return 0;
-  return n;
-}
-
 bool is_null_text(const std::string& s) { return s.empty() || s == "~" || lower(s) == "null"; }
 
 constexpr const char* kStrTag = "tag:yaml.org,2002:str";  // `!!str` as yaml-cpp resolves it
@@ -218,6 +205,20 @@ int nul_byte_line(const std::string& text) {
   return static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(nul), '\n')) + 1;
 }
 
+Utf8Fault first_invalid_utf8(const std::string& text) {
+  const int64_t bad = utf8_invalid_offset(text);
+  if (bad < 0) return {};
+  const auto at = text.begin() + static_cast<std::ptrdiff_t>(bad);
+  const auto line_start = std::find(std::make_reverse_iterator(at), text.rend(), '\n').base();
+  return {static_cast<int>(std::count(text.begin(), at, '\n')) + 1, static_cast<int>(at - line_start) + 1,
+          static_cast<unsigned char>(*at)};
+}
+
+std::string invalid_utf8_text(unsigned char byte) {
+  static const char* kHex = "0123456789ABCDEF";
+  return std::string("invalid UTF-8 (byte 0x") + kHex[byte >> 4] + kHex[byte & 15] + ")";
+}
+
 std::string printable_excerpt(const std::string& s, size_t max_bytes) {
   if (s.size() <= max_bytes) return printable(s);
   size_t cut = max_bytes;
@@ -230,7 +231,7 @@ std::string printable(const std::string& s) {
   std::string out;
   for (size_t i = 0; i < s.size();) {
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    const size_t n = utf8_length(s, i);
+    const size_t n = static_cast<size_t>(utf8_sequence_length(s, i));
     if (n == 0 || (n == 1 && (c < 0x20 || c == 0x7f))) {
       out.append("\\x").append(1, kHex[c >> 4]).append(1, kHex[c & 15]);
       ++i;

@@ -56,6 +56,19 @@ int second_document_line(const std::string& text);
 // 1-based line of the first NUL byte, 0 when there is none: a file with NUL bytes is binary, not YAML.
 int nul_byte_line(const std::string& text);
 
+// Where `text` stops being UTF-8: the 1-based line and byte column of the first invalid byte, and that byte;
+// line 0 when all of it is UTF-8. YAML text is Unicode, and a config's strings reach JSON records and the
+// sweep's comparisons of settings, which need them as UTF-8 (a Latin-1 path is refused at load, not after a
+// run).
+struct Utf8Fault {
+  int line = 0;
+  int column = 0;
+  unsigned char byte = 0;
+};
+Utf8Fault first_invalid_utf8(const std::string& text);
+// "invalid UTF-8 (byte 0xE9)": the message part shared by every check above.
+std::string invalid_utf8_text(unsigned char byte);
+
 // `s` for an error message: bytes that are control characters or not part of valid UTF-8 are written as
 // \xHH, so quoting a binary file cannot put raw bytes on the terminal.
 std::string printable(const std::string& s);

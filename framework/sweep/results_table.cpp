@@ -50,7 +50,9 @@ std::string error_summary(const std::string& error, size_t max_len) {
     if (const size_t cut = r.find("; last lines of "); cut != std::string::npos) r.resize(cut);
     return trim(r);
   };
-  std::string line = trim(error.substr(0, error.find('\n')));
+  std::string line = error.substr(0, error.find('\n'));
+  if (const size_t cut = line.find("; last lines of "); cut != std::string::npos) line.resize(cut);
+  line = trim(line);
   for (size_t start = 0; start < error.size();) {
     size_t end = error.find('\n', start);
     if (end == std::string::npos) end = error.size();
@@ -133,7 +135,8 @@ std::string to_csv(const ResultsTable& t) {
 std::string to_markdown(const ResultsTable& t) {
   auto cell = [](const std::string& s) {
     std::string e;
-    for (char c : s) e += c == '|' ? std::string("\\|") : std::string(1, c);
+    // A '|' would end the cell and a line break the row; the CSV keeps the value exactly.
+    for (char c : s) e += c == '|' ? std::string("\\|") : c == '\n' || c == '\r' ? std::string(" ") : std::string(1, c);
     return e;
   };
   std::string out;

@@ -14,6 +14,8 @@
 #include "framework/io/config_leaves.h"
 #include "framework/io/config_value.h"
 #include "framework/io/directory_lock.h"
+#include "framework/io/json_text.h"
+#include "framework/sweep/child_env.h"
 #include "framework/sweep/trial_process.h"
 
 namespace luong::sweep {
@@ -25,15 +27,23 @@ using Clock = std::chrono::steady_clock;
 
 constexpr size_t kErrorTailLines = 6;
 
-// The reason a luong process gave for failing: its last "luong: error: ..." or (under mpirun, where the
-// tail of the log is Open MPI's abort banner) "aborting the job: ..." line, anywhere in the log.
-std::string failure_reason(const std::string& log) {
+// The reason the attempt that wrote `log` from byte `from` on gave for failing: its last "luong: error: ..."
+// line, "aborting the job: ..." (under mpirun, where the tail of the log is Open MPI's abort banner) or
+// "luong sweep: cannot execute ..." (the launcher or binary did not start). Earlier attempts' lines, before
+// `from`, are not this failure's. When there is none (a process killed by a signal): what the log holds.
+std::string failure_reason(const std::string& log, std::uintmax_t from) {
   std::ifstream in(log);
+  if (from > 0) in.seekg(static_cast<std::streamoff>(from));
   std::string reason;
-  for (std::string line; std::getline(in, line);)
-    if (line.find("luong: error:") != std::string::npos || line.find("aborting the job:") != std::string::npos)
+  bool any_output = false;
+  for (std::string line; std::getline(in, line);) {
+    any_output = any_output || line.find_first_not_of(" \t\r") != std::string::npos;
+    if (line.find("luong: error:") != std::string::npos || line.find("aborting the job:") != std::string::npos ||
+        line.rfind("luong sweep: cannot execute", 0) == 0)
       reason = line;
-  return reason;
+  }
+  if (!reason.empty()) return reason;
+  return any_output ? "no error message in its log" : "no output in its log";
 }
 
 // "optim.weight_decay: 0.0 -> 0.01, ..." for the keys whose values differ.
@@ -101,6 +111,9 @@ class SweepRun {
     std::vector<size_t> queue;
     for (size_t i = 0; i < trials_.size(); ++i)
       if (prepare(i)) queue.push_back(i);
+    // Only now, with the directory locked and every trial's settings checked against what it holds, does the
+    // spec become the directory's record: a sweep refused above leaves the one that produced the results.
+    copy_spec();
     size_t next = 0;
     bool forwarded = false, killed = false;
     while (true) {
@@ -148,24 +161,39 @@ class SweepRun {
     check_same_trial(i);
     check_same_config(i);
     if (auto done = read_result(d)) {
-      if (done->status == TrialStatus::ok || !o_.retry_failed) {
+      // Finished under a spec ranked by another metric: its training is done, but BLEU was never computed.
+      // Run again, it resumes (a run that ended stays ended: nothing is trained) and is then evaluated.
+      const bool needs_bleu = done->status == TrialStatus::ok && spec_.metric == "bleu" && !done->bleu;
+      if (needs_bleu) {
+        say(str(tag(i), ": finished, but without BLEU (the spec's metric is now bleu): evaluating it"));
+      } else if (done->status == TrialStatus::ok || !o_.retry_failed) {
         done->varied = t.varied;  // the plan's order (the file's is alphabetical)
         results_[i] = *done;
         say(str(tag(i), ": already ", status_name(done->status), ", skipped",
                 done->status == TrialStatus::failed ? " (rerun with --retry-failed to run it again)" : ""));
         return false;
       }
-      fs::remove(d + "/result.json");  // retried: until it finishes again it is unfinished
+      fs::remove(d + "/result.json");  // run again: until it finishes again it is unfinished
     }
     fs::create_directories(d);
-    std::ofstream(d + "/trial.json") << json{{"name", t.name}, {"base", spec_.base}, {"sets", t.sets},
-                                             {"command", train_command(spec_, t, o_)}}
-                                            .dump(2)
+    std::ofstream(d + "/trial.json") << json_text(json{{"name", t.name},
+                                                       {"base", spec_.base},
+                                                       {"sets", t.sets},
+                                                       {"launch", spec_.launch},
+                                                       {"command", train_command(spec_, t, o_)}},
+                                                  2)
                                      << "\n";
     try {
       configs_[i] = o_.resolve(spec_.base, t.sets);
-      if (spec_.metric == "bleu" && !eval_data(*configs_[i]))
-        LUONG_FAIL("metric bleu needs data.test_src/test_tgt or data.valid_src/valid_tgt in the trial's config");
+      if (spec_.metric == "bleu") {
+        const auto files = eval_data(*configs_[i]);
+        if (!files)
+          LUONG_FAIL("metric bleu needs data.test_src/test_tgt or data.valid_src/valid_tgt in the trial's config");
+        // Said now rather than after the trial has trained.
+        for (const std::string& f : {files->first, files->second})
+          if (std::error_code ec; !fs::is_regular_file(f, ec))
+            LUONG_FAIL("metric bleu evaluates on ", f, ", which does not exist or is not a file");
+      }
     } catch (const Error& e) {
       fail(i, str("invalid config: ", e.what()));
       return false;
@@ -195,7 +223,9 @@ class SweepRun {
                "): use another --out directory, or delete ", dir(i), " to rerun it");
   }
 
-  // A trial directory holds one trial's checkpoints: refuse to continue it with other settings.
+  // A trial directory holds one trial's checkpoints: refuse to continue it with other settings, or as another
+  // number of processes (the spec's launch: changed; the global batch of a resumed trial would change).
+  // Records written before `launch` was kept are compared on base and sets only.
   void check_same_trial(size_t i) const {
     std::ifstream in(dir(i) + "/trial.json");
     if (!in) return;
@@ -204,9 +234,32 @@ class SweepRun {
     const auto sets = j.value("sets", std::vector<std::string>{});
     const std::string base = j.value("base", "");
     if (sets != trials_[i].sets || base != spec_.base)
-      LUONG_FAIL("trial '", trials_[i].name, "' in ", o_.out_dir, " was started with other settings (base ", base, ", --set ",
-                 json(sets).dump(), "; now base ", spec_.base, ", --set ", json(trials_[i].sets).dump(),
+      LUONG_FAIL("trial '", trials_[i].name, "' in ", o_.out_dir, " was started with other settings (base ", base,
+                 ", --set ", json_text(sets), "; now base ", spec_.base, ", --set ", json_text(trials_[i].sets),
                  "): use another --out directory, or delete ", dir(i), " to rerun it");
+    if (!j.contains("launch")) return;
+    const auto launch = j.value("launch", std::vector<std::string>{});
+    const int64_t was = ranks_per_trial(launch), now = ranks_per_trial(spec_.launch);
+    if (was != now && holds_checkpoints(dir(i)))
+      LUONG_FAIL("trial '", trials_[i].name, "' in ", o_.out_dir, " was started as ", was,
+                 " process(es) (launch: ", launch_text(launch), ") and the spec now runs ", now,
+                 " (launch: ", launch_text(spec_.launch),
+                 "), which trains with another global batch: use another --out directory, or delete ", dir(i),
+                 " to rerun it");
+  }
+
+  static std::string launch_text(const std::vector<std::string>& launch) {
+    std::string s;
+    for (const auto& w : launch) s += (s.empty() ? "" : " ") + w;
+    return s.empty() ? "none" : s;
+  }
+
+  void copy_spec() const {
+    const std::string copy = o_.out_dir + "/sweep.yaml";
+    std::error_code ec;
+    if (fs::exists(copy, ec) && fs::equivalent(spec_.file, copy, ec)) return;
+    fs::copy_file(spec_.file, copy, fs::copy_options::overwrite_existing, ec);
+    if (ec) LUONG_FAIL("cannot copy the sweep spec ", spec_.file, " to ", copy, ": ", ec.message());
   }
 
   void start_train(size_t i) {
@@ -276,7 +329,8 @@ class SweepRun {
     }
     if (!exited_ok(status) || !summary)
       return fail(i, str("luong train: ", describe_wait_status(status), summary ? "" : " (no --json summary line)",
-                         "; ", failure_reason(log), "; last lines of ", log, ":\n", log_tail(log, kErrorTailLines)));
+                         "; ", failure_reason(log, log_offset), "; last lines of ", log, ":\n",
+                         log_tail(log, kErrorTailLines, log_offset)));
     TrialResult& r = results_[i];
     const std::string metrics = dir(i) + "/metrics.jsonl";
     r.valid_ppl = best_valid_ppl(metrics);
@@ -305,8 +359,8 @@ class SweepRun {
     }
     const auto j = exited_ok(status) ? last_json_line(log, "bleu", log_offset) : std::nullopt;
     if (!j)
-      return fail(i, str("luong eval: ", describe_wait_status(status), "; ", failure_reason(log), "; last lines of ",
-                         log, ":\n", log_tail(log, kErrorTailLines)));
+      return fail(i, str("luong eval: ", describe_wait_status(status), "; ", failure_reason(log, log_offset),
+                         "; last lines of ", log, ":\n", log_tail(log, kErrorTailLines, log_offset)));
     results_[i].bleu = (*j)["bleu"].get<double>();
     finish_ok(i);
   }

@@ -251,6 +251,9 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& file) {
   // yaml-cpp would report a binary file as an escape-sequence error somewhere inside it.
   if (const int line = nul_byte_line(text))
     LUONG_FAIL("sweep spec ", file, " is not a text file (NUL byte at line ", line, "); expected a YAML mapping");
+  if (const Utf8Fault bad = first_invalid_utf8(text); bad.line)
+    LUONG_FAIL("sweep spec ", file, ":", bad.line, ":", bad.column, ": ", invalid_utf8_text(bad.byte),
+               "; a sweep spec is UTF-8 text");
   YAML::Node root;
   try {
     root = YAML::Load(text);
@@ -278,7 +281,9 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& file) {
       s.lines["overrides." + key] = SpecReader::line_of(k);
     });
   if (root["grid"]) {
-    if (root["grid"].IsMap() && root["grid"].size() == 0) r.fail(root["grid"], "grid", "is empty");
+    // `grid:` with nothing after it is as empty as `grid: {}` (a forgotten indent, not a one-trial sweep).
+    if ((root["grid"].IsMap() && root["grid"].size() == 0) || root["grid"].IsNull())
+      r.fail(key_node(root, "grid"), "grid", "is empty");
     r.flatten(root["grid"], "grid", [&](const std::string& key, const YAML::Node& v, const YAML::Node& k) {
       if (!v.IsSequence()) r.fail(v, "grid." + key, "expected a list of values, got " + describe_node(v));
       if (v.size() == 0) r.fail(k, "grid." + key, "has no values (an empty list makes an empty grid)");

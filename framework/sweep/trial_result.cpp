@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "framework/core/error.h"
+#include "framework/io/json_text.h"
 
 namespace luong::sweep {
 namespace {
@@ -117,7 +118,7 @@ void write_result(const std::string& trial_dir, const TrialResult& r) {
   const std::string path = trial_dir + "/result.json", tmp = path + ".tmp";
   {
     std::ofstream out(tmp);
-    out << to_json(r).dump(2) << "\n";
+    out << json_text(to_json(r), 2) << "\n";
     if (!out.flush()) LUONG_FAIL("cannot write ", tmp);
   }
   std::filesystem::rename(tmp, path);
@@ -181,8 +182,9 @@ std::optional<json> last_json_line(const std::string& log_path, const std::strin
   return last;
 }
 
-std::string log_tail(const std::string& path, size_t n) {
+std::string log_tail(const std::string& path, size_t n, std::uintmax_t from) {
   std::ifstream in(path);
+  if (from > 0) in.seekg(static_cast<std::streamoff>(from));
   std::vector<std::string> lines;
   for (std::string line; std::getline(in, line);) {
     std::string clean = strip_controls(line);

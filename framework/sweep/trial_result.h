@@ -60,8 +60,9 @@ int64_t last_logged_step(const std::string& metrics_path);
 // attempt that just ended (written after `from`, the log's size when it started) describes it.
 std::optional<nlohmann::json> last_json_line(const std::string& log_path, const std::string& required_key,
                                              std::uintmax_t from = 0);
-// The last `n` non-empty lines of a file, joined with '\n' (progress-line escape codes removed).
-std::string log_tail(const std::string& path, size_t n);
+// The last `n` non-empty lines of a file from byte `from` on (the attempt that just ended, as above), joined
+// with '\n' (progress-line escape codes removed).
+std::string log_tail(const std::string& path, size_t n, std::uintmax_t from = 0);
 
 // A number of a JSON object (a `luong train --json` summary, a result.json), or `fallback` when it is
 // absent or null (unknown: no step ran, nothing validated or measured).

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "framework/core/error.h"
+#include "framework/io/json_text.h"
 
 namespace luong {
 
@@ -32,7 +33,7 @@ void MetricsLog::open(const std::string& path, int64_t keep_up_to_step, int64_t 
 
 void MetricsLog::write(const nlohmann::json& record) {
   if (!out_.is_open()) return;
-  out_ << record.dump() << "\n";
+  out_ << json_text(record) << "\n";
   out_.flush();
 }
 

@@ -4,11 +4,11 @@
 #include <cstdio>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <unordered_map>
 
-#include <nlohmann/json.hpp>
-
 #include "framework/core/error.h"
+#include "framework/core/utf8.h"
 #include "models/nmt/bleu_tokenizer.h"
 
 namespace luong::bleu {
@@ -170,8 +170,7 @@ std::vector<std::string> read_lines(std::istream& in, const std::string& source)
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
     const std::string_view line(text.data() + start, end - start);
-    const size_t bad = find_invalid_utf8(line);
-    if (bad != std::string_view::npos)
+    if (const int64_t bad = utf8_invalid_offset(line); bad >= 0)
       LUONG_FAIL("bleu: ", source, " line ", lines.size() + 1, ": invalid UTF-8 at byte ", bad + 1);
     lines.push_back(rstrip_whitespace(line));
     start = end + 1;

@@ -16,8 +16,4 @@ std::string tokenize_13a(std::string_view line);
 std::vector<std::string> split_whitespace(std::string_view text);
 std::string rstrip_whitespace(std::string_view text);
 
-// Byte offset of the first byte that is not part of valid UTF-8 (Python's strict decoder: no overlongs,
-// surrogates or code points above U+10FFFF), or std::string_view::npos when `text` is valid.
-size_t find_invalid_utf8(std::string_view text);
-
 }  // namespace luong::bleu

@@ -502,6 +502,31 @@ TEST_F(CliInputChecks, ResumeFromADirectorySaysSo) {
   EXPECT_TRUE(has(r, dir_ + "/run is a directory")) << r.output;
 }
 
+// --- under an MPI launcher ------------------------------------------------------------------------------
+
+// The launcher's environment stands in for mpirun here (what bootstrap reads): eval with 2 ranks would
+// print two results, a sweep's trials would inherit the launcher. One rank of eval is fine, and so is train.
+TEST_F(CliInputChecks, OnlyTrainRunsAsSeveralProcessesAndSweepUnderNoLauncher) {
+  const std::string eval = "eval --checkpoint " + ckpt_ + " --src " + src_ + " --ref " + ref_ + " 2>&1";
+  RunResult r = sh("OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=0 LUONG " + eval);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r, "luong: error: luong eval runs as one process, but the launcher started 2")) << r.output;
+  EXPECT_FALSE(has(r, "BLEU")) << r.output;
+  r = sh("PMI_SIZE=3 LUONG average -o " + dir_ + "/never.h5 " + ckpt_ + " " + ckpt_ + " 2>&1");
+  EXPECT_TRUE(has(r, "luong average runs as one process, but the launcher started 3")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/never.h5"));
+  r = sh("OMPI_COMM_WORLD_SIZE=1 LUONG sweep " + dir_ + "/no-such-spec.yaml --out " + dir_ + "/sw 2>&1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r, "luong sweep was started by an MPI launcher")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/sw"));
+  r = sh("OMPI_COMM_WORLD_SIZE=1 OMPI_COMM_WORLD_RANK=0 LUONG " + eval);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_TRUE(has(r, "BLEU")) << r.output;
+  // train passes this check (it then needs a real launcher: MPI is initialised for it).
+  r = sh("OMPI_COMM_WORLD_SIZE=2 LUONG train --help 2>&1");
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
 // --- progress ------------------------------------------------------------------------------------------
 
 TEST_F(CliInputChecks, EvalReportsProgressWhenAsked) {

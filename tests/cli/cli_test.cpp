@@ -88,6 +88,20 @@ TEST_F(CliTest, EvalPrintsPerplexityAndBleuForPeopleAndScripts) {
   EXPECT_EQ(j["sentences"], 20);
 }
 
+// A checkpoint path that is not UTF-8 (a Latin-1 directory name) reaches the JSON line as U+FFFD: the line is
+// printed, not an exception at the end of the evaluation.
+TEST_F(CliTest, EvalJsonNamesACheckpointWhosePathIsNotUtf8) {
+  const std::string dir = fresh_dir("cli_latin1") + "/caf\xE9";
+  std::filesystem::create_directories(dir);
+  std::filesystem::copy_file(run_ + "/best.h5", dir + "/best.h5");
+  const RunResult r = run_luong("eval --checkpoint '" + dir + "/best.h5' --src " + data_ + "/test.src --ref " + data_ +
+                                "/test.tgt --beam 1 --json 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  EXPECT_NE(j["checkpoint"].get<std::string>().find("caf\xEF\xBF\xBD/best.h5"), std::string::npos) << r.output;
+  EXPECT_EQ(j["sentences"], 20);
+}
+
 // LUONG_PROFILE=1: at exit the two profile tables go to stderr, and stdout (the JSON a script reads) is unchanged.
 TEST_F(CliTest, ProfileTablesGoToStderrAtExit) {
   const std::string eval = std::string(LUONG_BINARY) + " eval --checkpoint " + run_ + "/best.h5 --src " + data_ +

@@ -111,6 +111,26 @@ TEST(ConfigInput, BinaryFileIsNotATextFile) {
                    "config z.bin is not a text file (NUL byte at line 1)");
 }
 
+// YAML is Unicode text, and a config's strings reach JSON records and the sweep's comparisons of settings:
+// a Latin-1 path is refused at load, naming the line, column and byte.
+TEST(ConfigInput, TextThatIsNotUtf8IsRefusedWhereItIs) {
+  TempDir dir;
+  const std::string f = dir.file("l.yaml", "seed: 1\ndata:\n  train_src: /x/caf\xE9.src\n");
+  EXPECT_ERROR_HAS(Config::load_file(nmt::nmt_schema(), f),
+                   "l.yaml:3:20: invalid UTF-8 (byte 0xE9); a config is UTF-8 text");
+  Config c(nmt::nmt_schema());
+  EXPECT_ERROR_HAS(c.set("data.train_src=/x/caf\xE9.src"),
+                   "--set data.train_src=/x/caf\\xE9.src: invalid UTF-8 (byte 0xE9) at byte 7 of the value");
+  EXPECT_ERROR_HAS(c.set("data.train_src=\xC0\xAF"), "invalid UTF-8 (byte 0xC0) at byte 1");  // overlong '/'
+  // UTF-8 itself is fine, in a file and in --set; a binary file is still reported as binary.
+  c = Config::load_file(nmt::nmt_schema(), dir.file("u.yaml", "data:\n  train_src: /x/café.src\n"));
+  c.set("data.valid_src=/x/Grüße.src");
+  EXPECT_EQ(c.get_string("data.train_src"), "/x/café.src");
+  EXPECT_EQ(c.get_string("data.valid_src"), "/x/Grüße.src");
+  EXPECT_ERROR_HAS(Config::load_file(schema(), dir.file("b.yaml", std::string("seed: 1\xE9\0", 9))),
+                   "is not a text file (NUL byte at line 1)");
+}
+
 TEST(ConfigInput, TopsThatWouldOverflowAreCapped) {
   Config c(nmt::nmt_schema());
   c.set("dist.timeout_s=604800");

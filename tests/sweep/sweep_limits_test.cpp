@@ -3,10 +3,13 @@
 // results table's error cell and the --parallel message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "framework/core/error.h"
 #include "framework/sweep/results_table.h"
@@ -141,6 +144,47 @@ TEST(SweepLimits, DryRunRefusesAnUnknownOverride) {
   EXPECT_NE(r.output.find("luong: error: sweep spec " + spec + ":3: overrides.optim.lrr: unknown key 'optim.lrr'"),
             std::string::npos)
       << r.output;
+}
+
+// --dry-run prints each trial's command so that a shell reads it back as the very arguments the sweep would
+// run (spaces, quotes, '$' in a value), and with --json as a list of arguments.
+TEST(SweepLimits, DryRunCommandsReadBackThroughAShell) {
+  testing::TempDir dir;
+  const std::string spec = dir.file("s.yaml", "base: " + kBase +
+                                                  "\ngrid:\n  data.train_src: [\"/x/it's a $HOME src\"]\n"
+                                                  "  model.attention: [general]\n");
+  const auto text = testing::run_luong("sweep " + spec + " --out " + dir.path("out") + " --dry-run 2>/dev/null");
+  ASSERT_EQ(text.status, 0) << text.output;
+  const auto js = testing::run_luong("sweep " + spec + " --out " + dir.path("out") + " --dry-run --json 2>/dev/null");
+  ASSERT_EQ(js.status, 0) << js.output;
+  const nlohmann::json plan = nlohmann::json::parse(js.output);
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0]["valid"], true) << plan;
+  const auto command = plan[0]["command"].get<std::vector<std::string>>();
+  EXPECT_NE(std::find(command.begin(), command.end(), "data.train_src='/x/it''s a $HOME src'"), command.end())
+      << js.output;
+  // The text's second line, word-split by sh, gives the same argument list.
+  const std::string line = text.output.substr(text.output.find('\n') + 3);
+  const std::string words =
+      dir.file("words.sh", "for w in " + line.substr(0, line.find('\n')) + "; do printf '%s\\n' \"$w\"; done\n");
+  const auto split = testing::run_luong_shell("sh " + words);
+  std::string expected;
+  for (const auto& w : command) expected += w + "\n";
+  EXPECT_EQ(split.output, expected);
+  EXPECT_FALSE(std::filesystem::exists(dir.path("out")));
+}
+
+TEST(SweepLimits, OutMustBeADirectory) {
+  testing::TempDir dir;
+  const std::string spec = dir.file("s.yaml", "base: " + kBase + "\n");
+  const std::string file = dir.file("afile", "x");
+  auto r = testing::run_luong("sweep " + spec + " --out " + file);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("luong: error: --out " + file + " exists and is not a directory"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("trial(s)"), std::string::npos) << "refused before the sweep's banner: " << r.output;
+  r = testing::run_luong("sweep " + spec + " --out ''");
+  EXPECT_NE(r.output.find("luong: error: --out is empty"), std::string::npos) << r.output;
 }
 
 TEST(SweepLimits, ParallelZeroSaysAtLeastOne) {

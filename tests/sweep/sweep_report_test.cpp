@@ -1,6 +1,7 @@
 // Results: ranking, table formats, result.json round trip, reading trial logs, the SVG plot.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -68,6 +69,15 @@ TEST(SweepResults, CsvIsPreciseMarkdownIsRounded) {
   EXPECT_EQ(j[0]["rank"], 1);
   EXPECT_EQ(j[0]["run_dir"], "out/trials/good");
   EXPECT_EQ(j[1]["valid_ppl"], nullptr);
+}
+
+// A value with a line break or a '|' (a path in a grid) stays on its row of the markdown table.
+TEST(SweepResults, MarkdownCellsKeepTheirRow) {
+  TrialResult r = make("odd", TrialStatus::ok, 2.0);
+  r.varied = {{"data.train_src", {"'/x\ny|z.src'", "/x\ny|z.src"}}};
+  const std::string md = to_markdown(make_table({r}, {"data.train_src"}, false, false));
+  EXPECT_NE(md.find("| 1 | odd | /x y\\|z.src | 2.000 |"), std::string::npos) << md;
+  EXPECT_EQ(std::count(md.begin(), md.end(), '\n'), 3) << md;  // header, rule, one row
 }
 
 TEST(SweepResults, ResultFileRoundTrips) {

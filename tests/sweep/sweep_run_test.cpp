@@ -208,12 +208,80 @@ TEST_F(SweepRunTest, GridRunsToCompletionRankedByValidPpl) {
   EXPECT_EQ(json::parse(again.out), results);
   for (const auto& n : names) EXPECT_EQ(attempts(trial(n)), 1) << n;
 
-  // The same directory with other fixed settings would mix two experiments' checkpoints: refused.
+  // The same directory with other fixed settings would mix two experiments' checkpoints: refused, and the
+  // directory's copy of the spec stays the one its results came from.
+  const std::string original_spec = read(spec);
+  ASSERT_EQ(read(dir_ + "/out/sweep.yaml"), original_spec);
   const std::string changed = write_spec("grid:\n  optim.lr: [0.02, 0.002]\n  model.attention: [dot, general]\n",
                                          "  train.max_steps: 30\n");
   const Sweep refused = run_sweep(changed + " --out " + dir_ + "/out");
   EXPECT_EQ(refused.status, 1);
   EXPECT_NE(refused.err.find("was started with other settings"), std::string::npos) << refused.err;
+  EXPECT_EQ(read(dir_ + "/out/sweep.yaml"), original_spec);
+}
+
+// A finished sweep run again under a spec that differs only in how it is ranked or launched: ranked by BLEU,
+// its finished trials are evaluated (not skipped with an empty BLEU column); launched as another number of
+// processes, its trials are refused (a resumed trial would train with another global batch).
+TEST_F(SweepRunTest, RerunsWithAnotherMetricOrProcessCount) {
+  const std::string body = "grid:\n  model.attention: [dot]\n";
+  const std::string spec = write_spec(body, "  train.max_steps: 10\n  eval.beam_size: 2\n");
+  ASSERT_EQ(run_sweep(spec + " --out " + dir_ + "/out").status, 0);
+  const std::string t = trial("attention-dot");
+  const Sweep bleu = run_sweep(write_spec(body + "metric: bleu\n", "  train.max_steps: 10\n  eval.beam_size: 2\n") +
+                               " --out " + dir_ + "/out --json");
+  ASSERT_EQ(bleu.status, 0) << bleu.err;
+  EXPECT_NE(bleu.err.find("attention-dot: finished, but without BLEU (the spec's metric is now bleu): evaluating it"),
+            std::string::npos)
+      << bleu.err;
+  const json r = json::parse(bleu.out);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0]["steps"], 10) << "evaluated, not trained further";
+  const auto e = testing::run_luong("eval --checkpoint " + t + "/best.h5 --src " + *data_ + "/test.src --ref " +
+                                    *data_ + "/test.tgt --beam 2 --json 2>/dev/null");
+  ASSERT_EQ(e.status, 0) << e.output;
+  EXPECT_DOUBLE_EQ(r[0]["bleu"].get<double>(), json::parse(e.output)["bleu"].get<double>());
+
+  const std::string kept = read(dir_ + "/out/sweep.yaml");
+  const Sweep two = run_sweep(
+      write_spec(body + "launch: /nonexistent/mpirun -np 2\n", "  train.max_steps: 10\n  eval.beam_size: 2\n") +
+      " --out " + dir_ + "/out");
+  EXPECT_EQ(two.status, 1);
+  EXPECT_NE(two.err.find("trial 'attention-dot' in " + dir_ +
+                         "/out was started as 1 process(es) (launch: none) and "
+                         "the spec now runs 2 (launch: /nonexistent/mpirun -np 2)"),
+            std::string::npos)
+      << two.err;
+  EXPECT_EQ(read(dir_ + "/out/sweep.yaml"), kept);
+}
+
+// A trial that fails without a luong error line (its launcher does not exist) still says why in the table,
+// and a missing evaluation file under metric bleu fails the trial before it trains.
+TEST_F(SweepRunTest, FailuresWithoutALuongErrorLineAreExplained) {
+  const std::string spec =
+      write_spec("grid:\n  model.attention: [dot]\nlaunch: /nonexistent/mpirun -np 1\n", "  train.max_steps: 10\n");
+  const Sweep s = run_sweep(spec + " --out " + dir_ + "/out --json");
+  EXPECT_EQ(s.status, 1);
+  const json r = json::parse(s.out);
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_NE(r[0]["error"].get<std::string>().find("luong sweep: cannot execute '/nonexistent/mpirun'"),
+            std::string::npos)
+      << r[0]["error"];
+  EXPECT_NE(read(dir_ + "/out/results.md").find("cannot execute '/nonexistent/mpirun'"), std::string::npos);
+
+  const std::string bleu = write_spec("grid:\n  model.attention: [dot]\nmetric: bleu\n", "  train.max_steps: 10\n");
+  std::string text = read(bleu);
+  const size_t at = text.find(*data_ + "/test.src");
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, data_->size() + 9, dir_ + "/missing.src");
+  std::ofstream(bleu) << text;
+  const Sweep b = run_sweep(bleu + " --out " + dir_ + "/out2 --json");
+  EXPECT_EQ(b.status, 1);
+  EXPECT_NE(json::parse(b.out)[0]["error"].get<std::string>().find("metric bleu evaluates on " + dir_ +
+                                                                   "/missing.src, which does not exist"),
+            std::string::npos)
+      << b.out;
+  EXPECT_FALSE(fs::exists(dir_ + "/out2/trials/attention-dot/train.log")) << "refused before training";
 }
 
 TEST_F(SweepRunTest, BleuMetricEvaluatesEveryTrial) {

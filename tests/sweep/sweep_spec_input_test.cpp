@@ -28,6 +28,13 @@ TEST(SweepSpecInput, BinaryFileIsNotATextFile) {
   EXPECT_ERROR_HAS(load_sweep_spec(f), "s.yaml is not a text file (NUL byte at line 2)");
 }
 
+TEST(SweepSpecInput, TextThatIsNotUtf8IsRefusedWhereItIs) {
+  // A grid value in Latin-1 would reach the trial's JSON records as bytes JSON cannot hold.
+  EXPECT_ERROR_HAS(parse("base: " + kBase + "\ngrid:\n  data.train_src: [/x/\xFF.src]\n"),
+                   "specs/s.yaml:3:23: invalid UTF-8 (byte 0xFF); a sweep spec is UTF-8 text");
+  EXPECT_EQ(parse("base: " + kBase + "\ngrid:\n  data.train_src: [/x/é.src]\n").grid.size(), 1u);
+}
+
 TEST(SweepSpecInput, StrTaggedOverrideStaysAString) {
   const SweepSpec s = parse("base: " + kBase + "\noverrides:\n  model.layers: !!str 3\n");
   ASSERT_EQ(s.overrides.size(), 1u);

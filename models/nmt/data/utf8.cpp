@@ -3,47 +3,6 @@
 #include "framework/core/error.h"
 
 namespace luong::nmt {
-namespace {
-
-// Length of the sequence starting at s[i] and its code point; length 0 when invalid.
-int decode_one(std::string_view s, size_t i, char32_t& cp) {
-  const auto b0 = static_cast<unsigned char>(s[i]);
-  int len = 0;
-  char32_t min = 0;
-  if (b0 < 0x80) {
-    cp = b0;
-    return 1;
-  } else if ((b0 & 0xE0) == 0xC0) {
-    len = 2, cp = b0 & 0x1F, min = 0x80;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3, cp = b0 & 0x0F, min = 0x800;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4, cp = b0 & 0x07, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + static_cast<size_t>(len) > s.size()) return 0;
-  for (int k = 1; k < len; ++k) {
-    const auto b = static_cast<unsigned char>(s[i + static_cast<size_t>(k)]);
-    if ((b & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
-}
-
-}  // namespace
-
-int64_t utf8_invalid_offset(std::string_view s) {
-  size_t i = 0;
-  char32_t cp = 0;
-  while (i < s.size()) {
-    const int len = decode_one(s, i, cp);
-    if (len == 0) return static_cast<int64_t>(i);
-    i += static_cast<size_t>(len);
-  }
-  return -1;
-}
 
 std::vector<char32_t> utf8_decode(std::string_view s) {
   std::vector<char32_t> out;
@@ -51,7 +10,7 @@ std::vector<char32_t> utf8_decode(std::string_view s) {
   size_t i = 0;
   char32_t cp = 0;
   while (i < s.size()) {
-    const int len = decode_one(s, i, cp);
+    const int len = utf8_sequence_length(s, i, &cp);
     if (len == 0) LUONG_FAIL("invalid UTF-8 at byte offset ", i);
     out.push_back(cp);
     i += static_cast<size_t>(len);

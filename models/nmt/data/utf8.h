@@ -1,16 +1,14 @@
-// Minimal UTF-8 handling for the tokenizer and the corpus reader: validation with the offending byte offset,
-// decoding to code points, encoding back, and a simple lowercase mapping.
+// Minimal UTF-8 handling for the tokenizer and the corpus reader: decoding to code points, encoding back, and
+// a simple lowercase mapping. Validation is framework/core/utf8.h's (luong::utf8_invalid_offset).
 #pragma once
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace luong::nmt {
+#include "framework/core/utf8.h"
 
-// Byte offset of the first byte that does not start a valid UTF-8 sequence (overlong forms, surrogates and
-// values above U+10FFFF are invalid), or -1 when `s` is valid.
-int64_t utf8_invalid_offset(std::string_view s);
+namespace luong::nmt {
 
 // Code points of a valid UTF-8 string (call utf8_invalid_offset first; invalid input throws).
 std::vector<char32_t> utf8_decode(std::string_view s);
