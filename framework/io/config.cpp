@@ -1,14 +1,15 @@
 #include "framework/io/config.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include <yaml-cpp/yaml.h>
-
 #include "framework/core/error.h"
+#include "framework/io/read_file.h"
 
 namespace luong {
 namespace {
@@ -51,17 +52,14 @@ Config Config::load_file(ConfigSchema schema, const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     LUONG_FAIL("config file '", path, "' is a directory, expected a YAML file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) LUONG_FAIL("config file '", path, "' cannot be read: ", std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
+  const std::string text = read_whole_file(path, "config file", kMaxYamlFileBytes);
   // Checked here and in --set, not in load_string: a checkpoint's stored config came through both, and one
   // written before this check stays readable. A binary file (NUL bytes) is reported as such by merge_text.
-  if (const Utf8Fault bad = first_invalid_utf8(text.str()); bad.line && !nul_byte_line(text.str()))
+  if (const Utf8Fault bad = first_invalid_utf8(text); bad.line && !nul_byte_line(text))
     LUONG_FAIL("config ", path, ":", bad.line, ":", bad.column, ": ", invalid_utf8_text(bad.byte),
                "; a config is UTF-8 text");
   Config c(std::move(schema));
-  c.merge_text(text.str(), path);
+  c.merge_text(text, path);
   return c;
 }
 
@@ -118,6 +116,11 @@ void Config::assign(const KeySpec& spec, const YAML::Node& value, const std::str
     if (!problem.empty()) LUONG_FAIL(where, spec.path, ": value ", printable_excerpt(value.Scalar()), " ", problem);
   }
   if (!v) LUONG_FAIL(where, spec.path, ": expected ", value_type_name(spec.type), ", got ", describe_node(value));
+  // YAML's "\0" escape: a path would be cut there when opened, and the run would fail only when its config
+  // is written into the first checkpoint.
+  if (const auto* text = std::get_if<std::string>(&*v); text && text->find('\0') != std::string::npos)
+    LUONG_FAIL(where, spec.path, ": the value ", describe_node(value),
+               " contains a NUL byte, which no path or name can hold");
   schema_.validate(spec, *v, where);
   values_[spec.path] = std::move(*v);
   set_.insert(spec.path);

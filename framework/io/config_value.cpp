@@ -59,7 +59,8 @@ std::optional<bool> parse_bool(const std::string& s) {
 // nothing above U+10FFFF), or 0 when the byte there does not start one.
 bool is_null_text(const std::string& s) { return s.empty() || s == "~" || lower(s) == "null"; }
 
-constexpr const char* kStrTag = "tag:yaml.org,2002:str";  // `!!str` as yaml-cpp resolves it
+constexpr const char* kCoreTagPrefix = "tag:yaml.org,2002:";  // `!!x` as yaml-cpp resolves it
+constexpr const char* kStrTag = "tag:yaml.org,2002:str";      // `!!str`
 
 // Records where each document starts and ignores everything else.
 class DocumentStarts : public YAML::EventHandler {
@@ -97,12 +98,33 @@ ValueType value_type_of(const ConfigValue& v) {
   }
 }
 
+// Whether a scalar's tag allows `type`: none (plain "?" or quoted "!"), or the YAML core tag of that type
+// (!!int and !!float for a number). `!!float 3` for an integer key or an application tag (`!foo 3`) would
+// otherwise be read past without a word.
+bool tag_fits(const YAML::Node& node, ValueType type) {
+  const std::string& tag = node.Tag();
+  if (tag.empty() || tag == "?" || tag == "!") return true;
+  if (tag.rfind(kCoreTagPrefix, 0) != 0) return false;
+  const std::string name = tag.substr(std::string(kCoreTagPrefix).size());
+  switch (type) {
+    case ValueType::string:
+      return name == "str";
+    case ValueType::integer:
+      return name == "int";
+    case ValueType::number:
+      return name == "int" || name == "float";
+    case ValueType::boolean:
+      return name == "bool";
+  }
+  return false;
+}
+
 std::optional<ConfigValue> scalar_to_value(const YAML::Node& node, ValueType type) {
   if (node.IsNull()) {
     if (type == ValueType::string) return ConfigValue{std::string()};
     return std::nullopt;
   }
-  if (!node.IsScalar()) return std::nullopt;
+  if (!node.IsScalar() || !tag_fits(node, type)) return std::nullopt;
   const std::string& s = node.Scalar();
   const bool quoted = is_explicit_string(node);
   switch (type) {
@@ -162,7 +184,13 @@ std::string describe_node(const YAML::Node& node) {
   if (node.IsMap()) return "a mapping";
   if (node.IsSequence()) return "a sequence";
   const std::string text = "'" + printable_excerpt(node.Scalar()) + "'";
-  return node.Tag() == kStrTag ? text + " (a string: tagged !!str)" : text;
+  const std::string& tag = node.Tag();
+  if (tag == kStrTag) return text + " (a string: tagged !!str)";
+  if (tag == "!") return text + " (a string: quoted)";
+  if (tag.empty() || tag == "?") return text;
+  if (tag.rfind(kCoreTagPrefix, 0) == 0)
+    return text + " (tagged !!" + tag.substr(std::string(kCoreTagPrefix).size()) + ")";
+  return text + " (tagged " + printable_excerpt(tag) + ": luong reads no application tags)";
 }
 
 bool is_oversized_integer(const YAML::Node& node) {

@@ -2,6 +2,7 @@
 // the one place that decides which YAML scalars count as which type, and how a value is written back so that
 // reading the dump gives the same typed value again.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -52,6 +53,9 @@ std::string float_range_problem(const YAML::Node& node);
 // the text holds at most one. yaml-cpp's Load reads only the first document and would silently drop the
 // rest. Throws YAML::Exception when any document is malformed.
 int second_document_line(const std::string& text);
+
+// The largest config or sweep spec luong reads (16 MiB; the real ones are a few kB).
+constexpr size_t kMaxYamlFileBytes = size_t{16} << 20;
 
 // 1-based line of the first NUL byte, 0 when there is none: a file with NUL bytes is binary, not YAML.
 int nul_byte_line(const std::string& text);

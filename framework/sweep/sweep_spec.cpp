@@ -1,5 +1,7 @@
 #include "framework/sweep/sweep_spec.h"
 
+#include <yaml-cpp/yaml.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -11,11 +13,10 @@
 #include <set>
 #include <sstream>
 
-#include <yaml-cpp/yaml.h>
-
 #include "framework/core/error.h"
 #include "framework/io/config_schema.h"
 #include "framework/io/config_value.h"
+#include "framework/io/read_file.h"
 
 namespace luong::sweep {
 namespace {
@@ -364,11 +365,7 @@ void check_spec_keys(const SweepSpec& spec, const ConfigSchema& schema) {
 SweepSpec load_sweep_spec(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) LUONG_FAIL("sweep spec '", path, "' is a directory, expected a YAML file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) LUONG_FAIL("sweep spec '", path, "' cannot be read: ", std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_sweep_spec(text.str(), path);
+  return parse_sweep_spec(read_whole_file(path, "sweep spec", kMaxYamlFileBytes), path);
 }
 
 }  // namespace luong::sweep

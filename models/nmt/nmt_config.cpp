@@ -35,7 +35,9 @@ void add_top_and_model(ConfigSchema& s) {
   bounded(s.add_int("seed", 1234, "Seed of every random stream: initialisation, dropout, data shuffling."), 0);
   s.add_string("device", "cpu", "Where the model runs: cpu, cuda (device 0) or cuda:N.").check = check_device;
 
-  bounded(s.add_int("model.layers", 2, "Stacked LSTM layers in the encoder and in the decoder."), 1);
+  // Capped like the sizes below: far above any stack that trains (the paper's is 4), below the counts whose
+  // construction would run until memory is exhausted.
+  bounded(s.add_int("model.layers", 2, "Stacked LSTM layers in the encoder and in the decoder."), 1, 1000);
   // Sizes are capped far above any model that fits in memory, so that products of sizes (a 4H x (E + H)
   // gate matrix) cannot overflow int64 and fail as a negative tensor size.
   bounded(s.add_int("model.hidden_size", 256, "LSTM hidden units (and attentional vector size)."), 1, 65536);

@@ -79,6 +79,14 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
     LUONG_CHECK(!valid_->examples.empty(), "no validation pairs in ", cfg.data.valid_src, " / ", cfg.data.valid_tgt,
                 " (", valid_->stats.summary(), "): give a validation set with non-empty pairs, or leave ",
                 "data.valid_src and data.valid_tgt empty to train without validation");
+  } else {
+    // Both act on validations only: without a validation set they never would, which is worth a word.
+    if (cfg.train.early_stopping > 0)
+      log(str("warning: train.early_stopping = ", cfg.train.early_stopping,
+              " has no effect without a validation set (data.valid_src / data.valid_tgt are empty)"));
+    if (cfg.optim.schedule == "plateau")
+      log("warning: optim.schedule = plateau never lowers the rate without a validation set (data.valid_src / "
+          "data.valid_tgt are empty)");
   }
 
   BatchingOptions bo;

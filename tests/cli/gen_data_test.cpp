@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "tests/support/run_luong.h"
 
@@ -32,6 +33,19 @@ TEST(GenData, OptionsAreRangeChecked) {
     EXPECT_FALSE(has(r, "not in range")) << r.output;
     EXPECT_FALSE(std::filesystem::exists(dir)) << option;  // checked before anything is written
   }
+}
+
+// A file that cannot be written (here a directory stands where train.src goes) is named with the reason, and
+// no partial corpus is left: the files appear only once all six are complete.
+TEST(GenData, AFailedWriteNamesTheFileAndLeavesNothing) {
+  const std::string dir = fresh_dir("gen_data_blocked");
+  std::filesystem::create_directories(dir + "/train.src");
+  const RunResult r = run_luong("gen-data --out " + dir + " --train 5 --valid 2 --test 2 2>&1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r, "luong: error: toy data: cannot write '" + dir + "/train.src': Is a directory")) << r.output;
+  std::vector<std::string> left;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) left.push_back(e.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"train.src"}) << "only the directory that was there";
 }
 
 TEST(GenData, WritesTheRequestedSplits) {

@@ -131,6 +131,36 @@ TEST(ConfigInput, TextThatIsNotUtf8IsRefusedWhereItIs) {
                    "is not a text file (NUL byte at line 1)");
 }
 
+// A read that fails part-way is an error, not the end of the file (which gave the defaults, or a config cut
+// at that point), and a file that never ends (/dev/zero) is refused at a size no config reaches.
+TEST(ConfigInput, ReadErrorsAndEndlessFilesAreSaid) {
+  EXPECT_ERROR_HAS(Config::load_file(schema(), "/proc/self/mem"),
+                   "config file '/proc/self/mem' cannot be read: Input/output error (after 0 bytes)");
+  EXPECT_ERROR_HAS(Config::load_file(schema(), "/dev/zero"), "config file '/dev/zero' is larger than 16 MiB");
+}
+
+// A value with YAML's \0 escape would be cut there when used as a path, and fail only when the run writes its
+// first checkpoint; tags other than the key's own type were read past.
+TEST(ConfigInput, NulBytesInValuesAndForeignTagsAreRefused) {
+  Config c(nmt::nmt_schema());
+  EXPECT_ERROR_HAS(c.set("data.train_src=\"/x/train.src\\0junk\""),
+                   "data.train_src: the value '/x/train.src\\x00junk' (a string: quoted) contains a NUL byte");
+  EXPECT_ERROR_HAS(c.set("model.layers=!!float 3"), "model.layers: expected integer, got '3' (tagged !!float)");
+  EXPECT_ERROR_HAS(c.set("model.layers=!foo 3"), "got '3' (tagged !foo: luong reads no application tags)");
+  EXPECT_ERROR_HAS(c.set("model.layers='3'"), "model.layers: expected integer, got '3' (a string: quoted)");
+  EXPECT_ERROR_HAS(c.set("model.layers=9223372036854775807"),
+                   "model.layers: value 9223372036854775807 is out of range");
+  // The core tags of the key's own type are fine.
+  c.set("model.layers=!!int 3");
+  c.set("optim.lr=!!float 1");
+  c.set("optim.lr=!!int 2");
+  c.set("model.input_feeding=!!bool false");
+  c.set("model.attention=!!str dot");
+  EXPECT_EQ(c.get_int("model.layers"), 3);
+  EXPECT_EQ(c.get_number("optim.lr"), 2.0);
+  EXPECT_FALSE(c.get_bool("model.input_feeding"));
+}
+
 TEST(ConfigInput, TopsThatWouldOverflowAreCapped) {
   Config c(nmt::nmt_schema());
   c.set("dist.timeout_s=604800");

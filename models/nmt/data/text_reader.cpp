@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "framework/core/error.h"
+#include "framework/io/read_file.h"
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/utf8.h"
 
@@ -48,12 +49,7 @@ bool blank(const std::string& s) {
 std::string read_text_file(const std::string& path) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) LUONG_FAIL("file '", path, "' cannot be read: it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) LUONG_FAIL("file '", path, "' cannot be read: ", std::strerror(errno));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) LUONG_FAIL("file '", path, "': read error");
-  return buf.str();
+  return read_whole_file(path, "file");
 }
 
 std::string read_stdin_text() {

@@ -1,5 +1,8 @@
 #include "models/nmt/data/toy_data.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -68,17 +71,35 @@ std::vector<std::string> write_toy_data(const std::string& dir, const ToyDataOpt
   std::filesystem::create_directories(dir, ec);
   if (ec) LUONG_FAIL("toy data: cannot create directory '", dir, "': ", ec.message());
   const std::pair<const char*, int64_t> splits[3] = {{"train", o.train}, {"valid", o.valid}, {"test", o.test}};
-  std::vector<std::string> written;
+  // Every file is written under a temporary name and the six are renamed only once all are complete: a
+  // failure (a directory where a file goes, a read-only file, a full disk) leaves no partial corpus behind,
+  // and the message names the file and the reason.
+  std::vector<std::string> written, temps;
+  const auto fail = [&](const std::string& path, int err) {
+    for (const auto& t : temps) std::filesystem::remove(t, ec);
+    LUONG_FAIL("toy data: cannot write '", path, "': ", std::strerror(err));
+  };
+  const auto open = [&](std::ofstream& f, const std::string& path) {
+    errno = 0;
+    f.open(path + ".tmp", std::ios::binary | std::ios::trunc);
+    if (!f) fail(path + ".tmp", errno ? errno : EIO);
+    temps.push_back(path + ".tmp");
+  };
   for (int s = 0; s < 3; ++s) {
     const std::string base = (std::filesystem::path(dir) / splits[s].first).string();
-    std::ofstream src(base + ".src", std::ios::binary), tgt(base + ".tgt", std::ios::binary);
-    if (!src || !tgt) LUONG_FAIL("toy data: cannot write '", base, ".src/.tgt'");
+    std::ofstream src, tgt;
+    open(src, base + ".src");
+    open(tgt, base + ".tgt");
     for_each_toy_pair(o, s, splits[s].second,
                       [&](const std::string& a, const std::string& b) { src << a << '\n', tgt << b << '\n'; });
-    if (!src.flush() || !tgt.flush()) LUONG_FAIL("toy data: write to '", base, ".src/.tgt' failed");
+    errno = 0;
+    if (!src.flush()) fail(base + ".src", errno ? errno : EIO);
+    if (!tgt.flush()) fail(base + ".tgt", errno ? errno : EIO);
     written.push_back(base + ".src");
     written.push_back(base + ".tgt");
   }
+  for (size_t i = 0; i < written.size(); ++i)
+    if (std::rename(temps[i].c_str(), written[i].c_str()) != 0) fail(written[i], errno);
   return written;
 }
 

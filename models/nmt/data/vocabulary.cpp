@@ -91,6 +91,9 @@ Vocabulary Vocabulary::load(const std::string& path) {
     tokens.push_back(line.substr(0, tab));
     counts.push_back(n);
   }
+  // A read that fails part-way ends getline like the end of the file: a cut vocabulary must not load.
+  if (in.bad())
+    LUONG_FAIL("vocabulary file '", path, "' cannot be read: a read failed after ", tokens.size(), " lines");
   Vocabulary v;
   try {
     v = from_tokens(tokens);
