@@ -85,6 +85,9 @@ void check_output(const AverageArgs& a) {
   }
   if (exists && fs::is_directory(a.output, ec))
     LUONG_FAIL("average: --output ", a.output, " is a directory; name the checkpoint file to write");
+  // The write renames a new file over the path: a device or a FIFO (/dev/null as root) would be replaced.
+  if (exists && !fs::is_regular_file(a.output, ec))
+    LUONG_FAIL("average: --output ", a.output, " exists and is not a regular file; name a checkpoint file to write");
   if (exists && !a.force) LUONG_FAIL("average: --output ", a.output, " exists; pass --force to replace it");
 }
 

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -34,9 +35,10 @@ struct TrainArgs {
 };
 
 // Checks the run directory before any data is loaded: it must be a directory this process can create,
-// and a fresh run (no --resume) must not mix its checkpoints with another run's. --overwrite deletes the
-// old run's checkpoints, best.h5 and metrics.jsonl first.
-void prepare_run_dir(const TrainArgs& a) {
+// and a fresh run (no --resume) must not mix its checkpoints with another run's. Returns whether --overwrite
+// has an earlier run's checkpoints and best.h5 to delete: that is done once the new run has started (its data
+// read, its model built), so a run that cannot start (a missing file, no GPU) leaves the earlier one intact.
+bool prepare_run_dir(const TrainArgs& a) {
   namespace fs = std::filesystem;
   LUONG_CHECK(!a.run_dir.empty(), "--run-dir is empty: name the directory for checkpoints and metrics");
   std::error_code ec;
@@ -49,14 +51,22 @@ void prepare_run_dir(const TrainArgs& a) {
   fs::create_directories(a.run_dir, ec);
   if (ec) LUONG_FAIL("--run-dir ", a.run_dir, ": cannot create it: ", ec.message());
   lock_directory(a.run_dir, "--run-dir", "luong train");
-  if (!a.resume.empty() || !holds_checkpoints(a.run_dir)) return;
+  if (!a.resume.empty() || !holds_checkpoints(a.run_dir)) return false;
   if (!a.overwrite)
     LUONG_FAIL("--run-dir ", a.run_dir, " already holds a run's checkpoints: continue it with --resume auto, ",
                "or start over with --overwrite (deletes its checkpoints, best.h5 and metrics.jsonl), or choose ",
                "another --run-dir");
-  for (const auto& f : list_checkpoints(a.run_dir)) fs::remove(f.path);
-  fs::remove(best_checkpoint_path(a.run_dir), ec);
-  fs::remove(fs::path(a.run_dir) / "metrics.jsonl", ec);
+  return true;
+}
+
+// --overwrite's deletion, once the new run has started (metrics.jsonl was already started afresh by then).
+void delete_earlier_run(const std::string& run_dir, const std::function<void(const std::string&)>& log) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto files = list_checkpoints(run_dir);
+  for (const auto& f : files) fs::remove(f.path, ec);
+  fs::remove(best_checkpoint_path(run_dir), ec);
+  log(str("--overwrite: deleted the earlier run's ", files.size(), " checkpoint(s) and best.h5 in ", run_dir));
 }
 
 void print_summary(const TrainSummary& s, bool json) {
@@ -106,7 +116,7 @@ void run(const TrainArgs& a) {
   const nmt::NmtConfig& c = cfg.nmt;
   auto group = make_process_group(c.dist.backend, Device::parse(c.device));
   const bool root = group->rank() == 0;
-  if (root) prepare_run_dir(a);
+  const bool overwrite_pending = root && prepare_run_dir(a);
   group->set_timeout(std::chrono::seconds(c.dist.timeout_s));
   auto log = [&](const std::string& s) {  // --quiet keeps warnings
     if (root && (!a.quiet || s.rfind("warning:", 0) == 0)) std::cerr << s << "\n";
@@ -131,6 +141,7 @@ void run(const TrainArgs& a) {
   // The run directory's metadata is written once the run has resumed (or started): a refused resume
   // (another model size, other data) leaves the directory as it was.
   to.on_started = [&] {
+    if (overwrite_pending) delete_earlier_run(a.run_dir, log);
     std::ofstream(a.run_dir + "/config.yaml") << config_text;
     task.src_vocab().save(a.run_dir + "/vocab.src.txt");
     task.tgt_vocab().save(a.run_dir + "/vocab.tgt.txt");

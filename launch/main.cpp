@@ -1,11 +1,12 @@
 // The `luong` command: one binary, one subcommand per job (train, eval, translate, list, ...).
+#include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "framework/core/error.h"
 #include "framework/core/heap_allocator.h"
@@ -47,6 +48,28 @@ std::string launcher_problem(int argc, char** argv) {
                     " (each would do the whole job); run it without mpirun, or with -np 1");
 }
 
+// CLI11 converts an integer option's text with strtoll, which turns a value past the type's range into the
+// range's end: `gen-data --seed 99999999999999999999` ran as seed 9223372036854775807, and a range check
+// quoted that number instead of the one typed. Every integer option's text is checked to fit first.
+void refuse_clamped_integers(CLI::App& app) {
+  const CLI::Validator fits(
+      [](std::string& text) -> std::string {
+        const char* b = text.data();
+        const char* e = b + text.size();
+        if (b != e && *b == '+') ++b;
+        int64_t signed_value = 0;
+        uint64_t unsigned_value = 0;
+        if (std::from_chars(b, e, signed_value).ec != std::errc::result_out_of_range &&
+            std::from_chars(b, e, unsigned_value).ec != std::errc::result_out_of_range)
+          return "";  // in range, or not a number at all: CLI11 says which
+        return "value " + text + " is out of range (a 64-bit integer)";
+      },
+      "", "fits in 64 bits");
+  for (CLI::App* sub : app.get_subcommands({}))
+    for (CLI::Option* o : sub->get_options())
+      if (o->get_type_name() == "INT" || o->get_type_name() == "UINT") o->check(fits);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -57,6 +80,7 @@ int main(int argc, char** argv) {
                        std::string("luong ") + LUONG_VERSION + " (malloc: " + luong::heap_allocator_name() + ")");
   app.require_subcommand(1);
   luong::cli::register_commands(app);
+  refuse_clamped_integers(app);
   if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {
     std::cerr << "luong: error: " << unknown << "\n";
     return 2;  // a usage error, like every other one

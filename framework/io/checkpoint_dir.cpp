@@ -46,12 +46,18 @@ std::vector<CheckpointFile> list_checkpoints(const std::string& run_dir) {
   return out;
 }
 
-LatestCheckpoint find_latest_valid(const std::string& run_dir) {
+LatestCheckpoint find_latest_valid(const std::string& run_dir,
+                                   const std::function<std::string(const Checkpoint&)>& unusable) {
   LatestCheckpoint result;
   const auto files = list_checkpoints(run_dir);
   for (auto it = files.rbegin(); it != files.rend(); ++it) {
     try {
-      result.checkpoint = load_checkpoint(it->path);
+      Checkpoint c = load_checkpoint(it->path);
+      if (const std::string why = unusable ? unusable(c) : std::string(); !why.empty()) {
+        result.skipped.push_back({it->path, str("checkpoint ", it->path, ": ", why)});
+        continue;
+      }
+      result.checkpoint = std::move(c);
       result.file = *it;
       return result;
     } catch (const Error& e) {

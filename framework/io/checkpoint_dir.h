@@ -2,6 +2,7 @@
 // the file system has none, a copy) of the best one, so retention can delete its ckpt file safely.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,8 +32,10 @@ std::string checkpoint_path(const std::string& run_dir, int64_t step);
 // Every ckpt-<step>.h5 in run_dir sorted by increasing step (temp files and best.h5 are not listed).
 // A missing run_dir gives an empty list.
 std::vector<CheckpointFile> list_checkpoints(const std::string& run_dir);
-// The newest checkpoint that loads and verifies, skipping corrupted or truncated ones.
-LatestCheckpoint find_latest_valid(const std::string& run_dir);
+// The newest checkpoint that loads and verifies, skipping corrupted or truncated ones, and those for which
+// `unusable` (when given) returns a reason (e.g. a model without training state where one is needed).
+LatestCheckpoint find_latest_valid(const std::string& run_dir,
+                                   const std::function<std::string(const Checkpoint&)>& unusable = {});
 // "<run_dir>/best.h5".
 std::string best_checkpoint_path(const std::string& run_dir);
 // True when run_dir holds a ckpt-<step>.h5 or best.h5: a run lives there.

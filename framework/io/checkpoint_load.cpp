@@ -1,5 +1,6 @@
 // Loading helpers on top of load_checkpoint: shape-checked copies into live tensors, string lists.
 #include "framework/io/checkpoint.h"
+#include "framework/ops/tensor_math.h"
 
 namespace luong {
 
@@ -20,6 +21,16 @@ void load_tensors_into(const Checkpoint& checkpoint, const StateDict& destinatio
     if (it->second.shape() != dst.shape())
       LUONG_FAIL("checkpoint ", checkpoint.path, ": parameter '", name, "' has shape ", shape_str(it->second.shape()),
                  " in the checkpoint but ", shape_str(dst.shape()), " in the model");
+    // luong writes parameters as floating point and never with a NaN or an infinity: anything else is a file
+    // changed outside luong, and copying it in would round integers silently or decode from NaN.
+    const bool float_dst = dst.dtype() == DType::f32 || dst.dtype() == DType::f64 || dst.dtype() == DType::bf16;
+    const DType src = it->second.dtype();
+    if (float_dst && src != DType::f32 && src != DType::f64 && src != DType::bf16)
+      LUONG_FAIL("checkpoint ", checkpoint.path, ": parameter '", name, "' is stored as ", src,
+                 "; expected floating point");
+    if (float_dst && has_non_finite(it->second))
+      LUONG_FAIL("checkpoint ", checkpoint.path, ": parameter '", name,
+                 "' holds NaN or infinite values (luong never writes such a checkpoint: a damaged or edited file)");
   }
   for (const auto& [name, dst] : destinations.tensors) {
     Tensor target = dst;  // a handle on the same storage

@@ -7,6 +7,7 @@
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_checksum.h"
+#include "framework/io/checkpoint_seal.h"
 #include "framework/io/config_value.h"
 #include "framework/io/hdf5_util.h"
 
@@ -40,6 +41,8 @@ class Reader {
     errno = 0;
     if (!std::ifstream(path_, std::ios::binary))
       LUONG_FAIL("cannot read checkpoint ", path_, ": ", std::strerror(errno ? errno : EACCES));
+    // Before HDF5 reads a byte: a damaged file can crash or hang the library (checkpoint_seal.h).
+    check_checkpoint_seal(path_);
     if (H5Fis_hdf5(path_.c_str()) <= 0)
       hdf5::fail(path_, "not an HDF5 file (corrupted, truncated or not a checkpoint)");
     file_ = Handle(hdf5::check(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), path_,

@@ -10,6 +10,7 @@
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_checksum.h"
+#include "framework/io/checkpoint_seal.h"
 #include "framework/io/hdf5_util.h"
 
 namespace luong {
@@ -72,7 +73,10 @@ class Writer {
     Handle fapl(hdf5::check(H5Pcreate(H5P_FILE_ACCESS), path_, "cannot create file access list"), H5Pclose);
     // STRONG: closing the file closes everything in it, so close() really means "on disk".
     hdf5::check_status(H5Pset_fclose_degree(fapl.get(), H5F_CLOSE_STRONG), path_, "cannot set close degree");
-    file_ = Handle(hdf5::check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get()), path_,
+    // The first 512 bytes stay HDF5's user block, for the seal written after closing (checkpoint_seal.h).
+    Handle fcpl(hdf5::check(H5Pcreate(H5P_FILE_CREATE), path_, "cannot create file creation list"), H5Pclose);
+    hdf5::check_status(H5Pset_userblock(fcpl.get(), kCheckpointSealBytes), path_, "cannot reserve the user block");
+    file_ = Handle(hdf5::check(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, fcpl.get(), fapl.get()), path_,
                                "cannot create temp file " + tmp),
                    H5Fclose);
     lcpl_ = Handle(hdf5::check(H5Pcreate(H5P_LINK_CREATE), path_, "cannot create link list"), H5Pclose);
@@ -176,6 +180,9 @@ void save_checkpoint(const std::string& path, const StateDict& state,
   for (const auto& kv : metadata)
     if (kv.first.empty() || reserved_attributes().count(kv.first))
       LUONG_FAIL("checkpoint ", path, ": metadata key '", kv.first, "' is empty or reserved");
+  // The temp file is renamed over `path`: a device or FIFO there (/dev/null, for a root user) would be replaced.
+  if (std::error_code ec; fs::exists(path, ec) && !fs::is_regular_file(path, ec))
+    LUONG_FAIL("checkpoint ", path, " exists and is not a regular file; a checkpoint is written only as a file");
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty()) fs::create_directories(parent);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
@@ -201,6 +208,7 @@ void save_checkpoint(const std::string& path, const StateDict& state,
       w.scalar_string(k, v);
     }
     w.finish(metadata);
+    seal_checkpoint_file(tmp);
     fsync_path(tmp, false, path);
     if (std::rename(tmp.c_str(), path.c_str()) != 0)
       LUONG_FAIL("checkpoint ", path, ": cannot rename ", tmp, " over it: ", std::strerror(errno));

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "framework/ops/tensor_math.h"
 #include "framework/optim/state_access.h"
 
 namespace luong {
@@ -55,7 +56,11 @@ void Optimizer::load_state(const StateDict& in) {
   std::vector<Tensor> buffers;
   // Before the first step there are no buffers yet; after it, every buffer must be present.
   if (step > 0)
-    for (const auto& n : buffer_names()) buffers.push_back(optim_detail::require(in.tensors, in, n, who).clone());
+    for (const auto& n : buffer_names()) {
+      buffers.push_back(optim_detail::require(in.tensors, in, n, who).clone());
+      // Never written by luong (a diverged step is skipped, a non-finite state never saved): a damaged file.
+      LUONG_CHECK(!has_non_finite(buffers.back()), who, " state '", n, "' holds NaN or infinite values");
+    }
   step_ = step;
   buffers_ = std::move(buffers);
 }

@@ -1,14 +1,16 @@
 #include "framework/train/trainer.h"
 
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <thread>
-
-#include <signal.h>
-#include <unistd.h>
 
 #include "framework/dist/checksum.h"
 #include "framework/dist/parameter_sync.h"
@@ -105,8 +107,16 @@ void Trainer::say(const std::string& text) {
 std::optional<Checkpoint> Trainer::checkpoint_to_resume() {
   if (opt_.resume.empty()) return std::nullopt;
   if (opt_.resume != "auto") return load_checkpoint(opt_.resume);  // an explicit path must load: errors propagate
-  LatestCheckpoint latest = find_latest_valid(opt_.run_dir);
-  for (const auto& s : latest.skipped) say(skipped_message(s.path, s.reason));
+  // A checkpoint that loads but holds only a model (luong average's output saved as ckpt-<step>.h5) cannot be
+  // resumed: skipped like a damaged one, so that the run continues from the newest that can.
+  LatestCheckpoint latest = find_latest_valid(opt_.run_dir, [](const Checkpoint& c) {
+    return c.state.ints.contains("trainer/step") ? std::string()
+                                                 : "it has no trainer state (an averaged or exported model)";
+  });
+  for (const auto& s : latest.skipped) {
+    say(skipped_message(s.path, s.reason));
+    skipped_on_resume_.push_back(s.path);
+  }
   if (latest.checkpoint) return std::move(latest.checkpoint);
   if (latest.skipped.empty()) return std::nullopt;  // nothing saved yet: a fresh start
   // Step checkpoints exist but none loads. Starting over would overwrite the run's history (and best.h5):
@@ -198,6 +208,31 @@ void Trainer::agree_on_resume(const std::optional<Checkpoint>& ckpt, const std::
                "directory ", opt_.run_dir, " (a shared file system) and the same --resume");
 }
 
+// Step checkpoints after the one resumed from are either another branch of this run (resumed here from an
+// earlier checkpoint by path) or files --resume auto could not use. Retention keeps the highest steps, so it
+// would delete this run's new checkpoints in their favour, and the next --resume auto would continue from
+// them. A branch is refused; the skipped files are renamed <name>.skipped (kept, out of the listing).
+void Trainer::check_no_later_checkpoints(const std::string& resumed_from) {
+  if (opt_.run_dir.empty()) return;
+  std::string branch;
+  for (const CheckpointFile& f : list_checkpoints(opt_.run_dir)) {
+    if (f.step <= step_ || f.path == resumed_from) continue;
+    if (std::find(skipped_on_resume_.begin(), skipped_on_resume_.end(), f.path) == skipped_on_resume_.end()) {
+      branch += (branch.empty() ? "" : ", ") + f.path;
+      continue;
+    }
+    const std::string aside = f.path + ".skipped";
+    if (std::rename(f.path.c_str(), aside.c_str()) == 0)  // another rank may have moved it already
+      say(str("warning: moved ", f.path, " (skipped above) to ", aside,
+              ": left in place it would outrank this run's new checkpoints"));
+  }
+  if (!branch.empty())
+    LUONG_FAIL("--run-dir ", opt_.run_dir, " holds checkpoints after step ", step_, " (", branch, "): resuming from ",
+               resumed_from, " here would branch the run, and keeping the newest checkpoints would then delete this ",
+               "run's in their favour. Resume the newest with --resume auto, move the later ones away, or resume into ",
+               "another --run-dir");
+}
+
 void Trainer::resume() {
   std::optional<Checkpoint> ckpt;
   if (group_.size() == 1) {
@@ -274,6 +309,7 @@ void Trainer::resume() {
   // say; their step's validation, if due, is taken as done.
   const auto saved_valid = s.ints.find("trainer/last_valid_step");
   last_valid_step_ = saved_valid != s.ints.end() ? saved_valid->second : step_;
+  check_no_later_checkpoints(ckpt->path);  // before metrics.jsonl is cut back to this step
   summary_.resumed_from = ckpt->path;
   say("resumed from " + ckpt->path + " at step " + std::to_string(step_));
   warn_about_config_changes(*ckpt);

@@ -79,6 +79,10 @@ class Trainer {
   void end_epoch();
   void save_checkpoint_now(bool best = false);
   std::optional<Checkpoint> checkpoint_to_resume();
+  // Refuses a resume that would branch the run (see trainer.cpp) and moves aside the later files that
+  // --resume auto skipped.
+  void check_no_later_checkpoints(const std::string& resumed_from);
+  std::vector<std::string> skipped_on_resume_;  // the files --resume auto skipped, newest first
   // The resolved config's differences from the one a checkpoint was trained with (TrainerOptions::
   // config_changes): keys that keep the run's steps the same ("limits") and the others.
   struct ConfigChanges {

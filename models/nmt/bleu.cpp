@@ -171,7 +171,7 @@ std::vector<std::string> read_lines(std::istream& in, const std::string& source)
     if (end == std::string::npos) end = text.size();
     const std::string_view line(text.data() + start, end - start);
     if (const int64_t bad = utf8_invalid_offset(line); bad >= 0)
-      LUONG_FAIL("bleu: ", source, " line ", lines.size() + 1, ": invalid UTF-8 at byte ", bad + 1);
+      LUONG_FAIL("bleu: ", source, " line ", lines.size() + 1, ": invalid UTF-8 at byte ", bad, " of the line");
     lines.push_back(rstrip_whitespace(line));
     start = end + 1;
   }

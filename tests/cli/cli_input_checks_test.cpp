@@ -2,6 +2,7 @@
 // bytes or read from a directory, empty lines and test sets, failed writes to standard output, mistyped
 // subcommands, and messages that show luong's internals only under LUONG_DEBUG.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -15,6 +16,7 @@
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
+#include "tests/support/error_of.h"
 #include "tests/support/run_luong.h"
 
 namespace luong::testing {
@@ -122,6 +124,21 @@ TEST_F(CliInputChecks, AverageRefusesToOverwriteAnInput) {
   EXPECT_TRUE(has(linked, "--output " + link + " is the same file as input " + copy)) << linked.output;
   EXPECT_EQ(std::filesystem::file_size(copy), before);
   EXPECT_EQ(load_checkpoint(copy).state.tensors.size(), load_checkpoint(b_).state.tensors.size());
+}
+
+// --force replaces a checkpoint file, never a device or a FIFO (as root, `-o /dev/null` replaced /dev/null);
+// save_checkpoint itself refuses too.
+TEST_F(CliInputChecks, AverageNeverReplacesAFileThatIsNotRegular) {
+  const std::string fifo = dir_ + "/a_fifo";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  const RunResult r = run_luong("average --force -o " + fifo + " " + a_ + " " + b_);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r, "--output " + fifo + " exists and is not a regular file")) << r.output;
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+  const std::string msg = error_of([&] { save_checkpoint(fifo, load_checkpoint(a_).state); });
+  EXPECT_NE(msg.find("checkpoint " + fifo + " exists and is not a regular file"), std::string::npos) << msg;
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
 }
 
 TEST_F(CliInputChecks, AverageRefusesAnExistingOutputUnlessForced) {

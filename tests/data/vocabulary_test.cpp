@@ -82,6 +82,9 @@ TEST(Vocabulary, ListFormForCheckpoints) {
   EXPECT_EQ(back.id("Katze"), v.id("Katze"));
   EXPECT_ERROR_HAS(Vocabulary::from_tokens({"a", "b"}), "must start with <pad> <unk> <s> </s>");
   EXPECT_ERROR_HAS(Vocabulary::from_tokens({"<pad>", "<unk>", "<s>", "</s>", "a", "a"}), "duplicate token 'a'");
+  // A token that is not UTF-8 (an edited checkpoint's vocabulary) would be written out as raw bytes.
+  EXPECT_ERROR_HAS(Vocabulary::from_tokens({"<pad>", "<unk>", "<s>", "</s>", "a", "b\xFF"}),
+                   "vocabulary: token 5 is not valid UTF-8 (byte 1 of the token)");
 }
 
 TEST(Vocabulary, LoadErrorsNameFileAndLine) {

@@ -6,7 +6,6 @@
 // saves and exits 130; temp files of a killed save are cleaned up; resuming with a changed config says
 // what changed; --quiet keeps warnings, such as a training text that the vocabulary maps mostly to <unk>.
 #include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,10 +13,10 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
@@ -140,6 +139,12 @@ TEST_F(RunDirSafetyTest, AFreshRunRefusesAnotherRunsDirectoryUnlessOverwrite) {
   EXPECT_NE(both.status, 0);
   EXPECT_NE(both.output.find("--overwrite"), std::string::npos) << both.output;
 
+  // A run that cannot start (its training file is missing) deletes nothing, --overwrite or not.
+  const RunResult cannot = run_luong(train_args(dir, "--overwrite --set data.train_src=" + dir + "/missing.src"));
+  EXPECT_EQ(cannot.status, 1) << cannot.output;
+  EXPECT_NE(cannot.output.find(dir + "/missing.src"), std::string::npos) << cannot.output;
+  EXPECT_EQ(snapshot(dir), before) << "the earlier run survives a new one that never started";
+
   const RunResult over = run_luong(train_args(dir, "--overwrite --set model.hidden_size=32 --set train.max_steps=10"));
   ASSERT_EQ(over.status, 0) << over.output;
   const auto files = list_checkpoints(dir);
@@ -168,6 +173,88 @@ TEST_F(RunDirSafetyTest, ResumeAutoWithNothingLoadableUsesBestOrStops) {
   EXPECT_NE(stopped.status, 0);
   EXPECT_NE(stopped.output.find("holds checkpoints but none loads"), std::string::npos) << stopped.output;
   EXPECT_EQ(snapshot(dir), before) << "nothing may be started over or overwritten";
+}
+
+// Checkpoints after the one resumed from would outrank the resumed run's: keeping the newest two deleted its
+// new checkpoints, and the next --resume auto continued the other branch. Resuming an older checkpoint by path
+// is refused with nothing touched; files --resume auto skipped (damaged, or a model without trainer state) are
+// moved aside, and the run's new checkpoints are the ones kept.
+TEST_F(RunDirSafetyTest, AResumeNeverLeavesLaterCheckpointsToOutrankItsOwn) {
+  const std::string dir = fresh_dir("safety_branch");
+  ASSERT_EQ(run_luong(train_args(dir, "--set train.keep_checkpoints=3")).status, 0);  // ckpt-10, ckpt-20
+  const auto before = snapshot(dir);
+  const RunResult branch = run_luong(train_args(dir, "--resume " + dir + "/ckpt-10.h5 --set train.max_steps=30"));
+  EXPECT_EQ(branch.status, 1) << branch.output;
+  EXPECT_NE(branch.output.find("--run-dir " + dir + " holds checkpoints after step 10 (" + dir +
+                               "/ckpt-20.h5): resuming from " + dir + "/ckpt-10.h5 here would branch the run"),
+            std::string::npos)
+      << branch.output;
+  EXPECT_EQ(snapshot(dir), before) << "refused before anything was written";
+
+  // A damaged ckpt-40 and an averaged model saved as ckpt-30: --resume auto continues from step 20.
+  std::ofstream(dir + "/ckpt-40.h5") << "not a checkpoint";
+  ASSERT_EQ(run_luong("average -o " + dir + "/ckpt-30.h5 " + dir + "/ckpt-10.h5 " + dir + "/ckpt-20.h5").status, 0);
+  const RunResult r =
+      run_luong(train_args(dir, "--resume auto --set train.max_steps=30 --set train.keep_checkpoints=1"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("warning: skipping checkpoint " + dir + "/ckpt-30.h5: it has no trainer state"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("resumed from " + dir + "/ckpt-20.h5 at step 20"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("warning: moved " + dir + "/ckpt-40.h5 (skipped above) to " + dir + "/ckpt-40.h5.skipped"),
+            std::string::npos)
+      << r.output;
+  std::vector<int64_t> steps;
+  for (const auto& f : list_checkpoints(dir)) steps.push_back(f.step);
+  EXPECT_EQ(steps, std::vector<int64_t>{30}) << "the run's own checkpoint is the one kept";
+  EXPECT_EQ(step_of(dir + "/ckpt-30.h5"), 30);
+  EXPECT_TRUE(fs::exists(dir + "/ckpt-40.h5.skipped"));
+  EXPECT_TRUE(fs::exists(dir + "/ckpt-30.h5.skipped"));
+}
+
+// A checkpoint with a NaN or an integer tensor where luong writes finite floats was changed outside luong:
+// decoding and resuming refuse it naming the file and tensor (decoding said only "NaN log-probabilities";
+// an integer parameter was rounded silently).
+TEST_F(RunDirSafetyTest, NonFiniteOrIntegerStateInACheckpointIsNamedWhenLoaded) {
+  const std::string dir = fresh_dir("safety_nan_state");
+  ASSERT_EQ(run_luong(train_args(dir)).status, 0);
+  const std::string good = dir + "/ckpt-20.h5";
+  auto edited = [&](const std::string& name, const Tensor& value) {
+    Checkpoint c = load_checkpoint(good);
+    c.state.tensors[name] = value;
+    const std::string path = dir + "/edited.h5";
+    std::map<std::string, std::string> metadata;  // the caller's keys (world_size, ...), not the reserved ones
+    for (const auto& [k, v] : c.metadata)
+      if (k != "created" && k != "luong_version" && k != "format_version" && k.rfind("checksum", 0) != 0)
+        metadata[k] = v;
+    save_checkpoint(path, c.state, metadata);
+    return path;
+  };
+  const Checkpoint c = load_checkpoint(good);
+  std::string param, moment;
+  for (const auto& [name, t] : c.state.tensors) {
+    if (param.empty() && name.rfind("model/", 0) == 0) param = name;
+    if (moment.empty() && name.rfind("optim/", 0) == 0 && t.numel() > 1) moment = name;
+  }
+  ASSERT_FALSE(param.empty());
+  ASSERT_FALSE(moment.empty());
+  Tensor nan_param = c.state.tensors.at(param).clone();
+  nan_param.data<float>()[0] = std::nanf("");
+  RunResult r = run_luong("translate --checkpoint " + edited(param, nan_param) + " 2>&1", "a b c\n");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("checkpoint " + dir + "/edited.h5: parameter '" + param + "' holds NaN or infinite values"),
+            std::string::npos)
+      << r.output;
+  r = run_luong("translate --checkpoint " + edited(param, c.state.tensors.at(param).to(DType::i64)) + " 2>&1", "a\n");
+  EXPECT_NE(r.output.find("parameter '" + param + "' is stored as int64; expected floating point"), std::string::npos)
+      << r.output;
+
+  Tensor nan_moment = c.state.tensors.at(moment).clone();
+  nan_moment.data<float>()[1] = std::numeric_limits<float>::infinity();
+  r = run_luong(train_args(dir, "--resume " + edited(moment, nan_moment) + " --set train.max_steps=30"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("holds NaN or infinite values"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(dir + "/edited.h5"), std::string::npos) << r.output;
 }
 
 TEST_F(RunDirSafetyTest, AMissingResumeCheckpointIsRefusedBeforeAnythingIsCreated) {

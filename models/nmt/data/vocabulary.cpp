@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "framework/core/error.h"
+#include "framework/core/utf8.h"
 
 namespace luong::nmt {
 
@@ -62,7 +63,12 @@ Vocabulary Vocabulary::from_tokens(const std::vector<std::string>& tokens) {
                   std::equal(specials().begin(), specials().end(), tokens.begin()),
               "vocabulary: a token list must start with <pad> <unk> <s> </s>");
   Vocabulary v;
-  for (size_t i = static_cast<size_t>(kNumSpecials); i < tokens.size(); ++i) v.push(tokens[i], 0);
+  for (size_t i = static_cast<size_t>(kNumSpecials); i < tokens.size(); ++i) {
+    // Tokens come from UTF-8 text; one that is not (an edited checkpoint) would reach the output as raw bytes.
+    if (const int64_t bad = utf8_invalid_offset(tokens[i]); bad >= 0)
+      LUONG_FAIL("vocabulary: token ", i, " is not valid UTF-8 (byte ", bad, " of the token)");
+    v.push(tokens[i], 0);
+  }
   return v;
 }
 
