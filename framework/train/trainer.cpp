@@ -426,18 +426,9 @@ void Trainer::train_step() {
     say(str("warning: step ", step_, ": non-finite or diverged loss or gradient (loss sum ", loss_sum, " over ",
             tokens, " tokens); update skipped (", bad_steps_, " in a row)"));
     if (bad_steps_ >= opt_.max_bad_steps) {
-      std::string kept;
-      if (opt_.run_dir.empty()) {
-        kept = "no run dir was written";
-      } else if (last_saved_step_ < 0) {
-        kept = str("no checkpoint was written in ", opt_.run_dir);
-      } else {
-        kept = str("the checkpoints in ", opt_.run_dir, " are intact (none was written after step ", last_saved_step_,
-                   "; best.h5, if any, is the best validated one)");
-      }
       LUONG_FAIL("training stopped: ", bad_steps_,
                  " consecutive steps had a NaN/Inf loss or gradient, or a diverged loss (train.max_bad_steps = ",
-                 opt_.max_bad_steps, "); ", kept, ". Lower optim.lr or set optim.clip_norm.");
+                 opt_.max_bad_steps, "); ", checkpoints_kept(), ". Lower optim.lr or set optim.clip_norm.");
     }
     return;
   }
@@ -452,6 +443,14 @@ void Trainer::train_step() {
   if (opt_.check_every > 0 && step_ % opt_.check_every == 0) check_parameters_across_ranks();
 }
 
+// What a run that stops on divergence leaves: said from what it wrote (it may have written nothing yet).
+std::string Trainer::checkpoints_kept() const {
+  if (opt_.run_dir.empty()) return "no run dir was written";
+  if (last_saved_step_ < 0) return str("the run wrote no checkpoint in ", opt_.run_dir);
+  return str("the checkpoints in ", opt_.run_dir, " are intact (none was written after step ", last_saved_step_,
+             "; best.h5, if any, is the best validated one)");
+}
+
 void Trainer::validate(int64_t epoch) {
   if (!task_.has_validation()) return;
   const double started = progress_.elapsed_s();
@@ -464,7 +463,8 @@ void Trainer::validate(int64_t epoch) {
   const double ppl = ppl_of(v.loss_sum, v.tokens);
   summary_.last_valid_ppl = ppl;
   schedule_.on_validation(ppl);
-  const bool improved = best_valid_ppl_ == 0.0 || ppl < best_valid_ppl_;
+  // A NaN perplexity (a diverged model) is never an improvement: the run stops on it below.
+  const bool improved = std::isfinite(ppl) && (best_valid_ppl_ == 0.0 || ppl < best_valid_ppl_);
   if (improved) {
     best_valid_ppl_ = ppl;
     bad_validations_ = 0;
@@ -486,9 +486,8 @@ void Trainer::validate(int64_t epoch) {
   }
   if (diverged(v.loss_sum, v.tokens))
     LUONG_FAIL("training diverged: validation perplexity ", ppl, " at step ", step_, " (loss ", v.loss_sum, " over ",
-               v.tokens, " tokens); no checkpoint was written for it, and the earlier ones in ",
-               opt_.run_dir.empty() ? "(no run dir)" : opt_.run_dir,
-               " are intact. Lower optim.lr or set optim.clip_norm.");
+               v.tokens, " tokens): nothing was saved for this step, and ", checkpoints_kept(),
+               ". Lower optim.lr or set optim.clip_norm.");
   if (opt_.checkpoint_every == 0 || improved || last_saved_step_ == step_) {
     // Saved again even if this step was saved before validating (an epoch's or the run's last step): the
     // checkpoint must hold the validation's outcome (best perplexity, patience, schedule) for an exact

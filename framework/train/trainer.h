@@ -82,6 +82,7 @@ class Trainer {
   // Refuses a resume that would branch the run (see trainer.cpp) and moves aside the later files that
   // --resume auto skipped.
   void check_no_later_checkpoints(const std::string& resumed_from);
+  std::string checkpoints_kept() const;
   std::vector<std::string> skipped_on_resume_;  // the files --resume auto skipped, newest first
   // The resolved config's differences from the one a checkpoint was trained with (TrainerOptions::
   // config_changes): keys that keep the run's steps the same ("limits") and the others.

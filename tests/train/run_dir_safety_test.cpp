@@ -106,6 +106,21 @@ TEST_F(RunDirSafetyTest, ADivergingRunWritesNoBadCheckpointAndKeepsTheBestValida
   }
 }
 
+// A run that diverges before its first checkpoint: its NaN validation is not called the best, and the error
+// says that nothing was written (it said the earlier checkpoints were intact).
+TEST_F(RunDirSafetyTest, ARunDivergingBeforeItsFirstCheckpointSaysItWroteNone) {
+  const std::string dir = fresh_dir("safety_nan_first");
+  const RunResult r = run_luong(train_args(dir,
+                                           "--set optim.name=sgd --set optim.lr=1e308 --set optim.clip_norm=0 "
+                                           "--set train.max_steps=5 --set train.valid_every=5"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("training diverged: validation perplexity"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the run wrote no checkpoint in " + dir), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("(best)"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("are intact"), std::string::npos) << r.output;
+  EXPECT_TRUE(list_checkpoints(dir).empty());
+}
+
 TEST_F(RunDirSafetyTest, BestIsTheCheckpointOfTheImprovingValidationNotALaterPeriodicOne) {
   const std::string dir = fresh_dir("safety_best");
   // Validation every 10 steps, checkpoints every 5. Steps 10 and 20 improve; the resumed run's lr of 1
