@@ -51,9 +51,8 @@ ValidationResult perplexity_pass(const nmt::Translator& translator, const nmt::C
   return total;
 }
 
-// The reference as sacreBLEU reads it, with the file reader's errors (directory, NUL byte, unreadable).
-std::vector<std::string> read_reference(const std::string& path) {
-  const std::string text = nmt::read_text_file(path);
+// The reference as sacreBLEU reads it (from the file's text, read once), with the file reader's errors.
+std::vector<std::string> read_reference(const std::string& text, const std::string& path) {
   nmt::check_no_nul(text, "file '" + path + "'");
   std::istringstream in(text);
   return bleu::read_lines(in, path);
@@ -67,7 +66,10 @@ void run(EvalArgs a) {
   // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
   // Perplexity over every pair (no length limit: the test set must stay whole).
-  const nmt::ParallelText text = nmt::read_parallel(a.src, a.ref);
+  // Each file is read once: --src or --ref may be a pipe (/dev/stdin, <(...)), which a second read finds empty.
+  const std::string src_text = nmt::read_text_file(a.src), ref_text = nmt::read_text_file(a.ref);
+  const std::vector<std::string> sources = nmt::lines_of_file_text(src_text, a.src);
+  const nmt::ParallelText text = nmt::pair_lines(sources, nmt::lines_of_file_text(ref_text, a.ref), a.src, a.ref);
   // A perplexity and BLEU of nothing would print as 0 and look like a (terrible) result.
   if (text.lines == 0) LUONG_FAIL("eval: test set ", a.src, " is empty (no lines)");
   if (text.src.empty())
@@ -78,8 +80,7 @@ void run(EvalArgs a) {
   const ValidationResult v = perplexity_pass(translator, corpus, a.t);
   const double ppl = std::exp(v.loss_sum / static_cast<double>(v.tokens));
   // BLEU of the translations of every source line against the raw reference lines.
-  const auto sources = nmt::read_lines(a.src);
-  const auto refs = read_reference(a.ref);
+  const auto refs = read_reference(ref_text, a.ref);
   const auto translations = translate_with_progress(translator, sources, a.t, "eval: decoding");
   std::vector<std::string> hyps;
   for (const auto& tr : translations) hyps.push_back(tr.text);

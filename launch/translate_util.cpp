@@ -1,12 +1,14 @@
 #include "launch/translate_util.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
-
-#include <CLI/CLI.hpp>
 
 #include "framework/core/error.h"
 #include "framework/io/heatmap.h"
@@ -52,7 +54,9 @@ void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool with_n_best) {
   cmd.add_option("--dictionary", a.dictionary,
                  "With --unk-replace: 'source<TAB>target' lines (one per source word) to translate that word")
       ->check(CLI::ExistingFile);
-  cmd.add_option("--attention-plot", a.attention_plot, "Directory for attention heatmaps (PNG) of the first sentences");
+  cmd.add_option("--attention-plot", a.attention_plot, "Directory for attention heatmaps (PNG) of the first sentences")
+      ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("an empty directory name") : ""; },
+                             "DIR", "non-empty"));
   cmd.add_option("--plot-count", a.plot_count, "How many sentences --attention-plot draws (>= 0)")
       ->capture_default_str();
   cmd.add_flag("--progress", a.progress, "Progress lines on stderr even when it is not a terminal");
@@ -143,6 +147,13 @@ void prepare_attention_plot_dir(const TranslateArgs& args) {
     LUONG_FAIL("--attention-plot ", dir, " exists and is not a directory; name a directory for the heatmaps");
   fs::create_directories(dir, ec);
   if (ec) LUONG_FAIL("--attention-plot ", dir, ": cannot create the directory: ", ec.message());
+  // An existing directory may refuse files (permissions, a read-only mount): found by writing one now, not
+  // after the whole input has been decoded.
+  const std::string probe = (fs::path(dir) / (".luong-write-test." + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) LUONG_FAIL("--attention-plot ", dir, ": cannot write there: ", std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 void write_attention_plots(const TranslateArgs& args, const std::vector<nmt::Translation>& translations) {

@@ -3,6 +3,7 @@
 // subcommands, and messages that show luong's internals only under LUONG_DEBUG.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -432,6 +433,21 @@ TEST_F(CliInputChecks, AttentionPlotPathIsCheckedBeforeDecoding) {
   EXPECT_EQ(r.status, 1) << r.output;
   EXPECT_TRUE(has(r, "--attention-plot " + below_file + ": cannot create the directory: Not a directory")) << r.output;
   EXPECT_FALSE(has(r, "filesystem error")) << r.output;
+  // An empty name is a usage error, not silently no plots; an existing directory that refuses files is found
+  // before decoding (checked where this process cannot write: not as root, which writes anywhere).
+  const RunResult empty = sh("LUONG " + translate + " --attention-plot '' 2>&1");
+  EXPECT_EQ(empty.status, 2) << empty.output;
+  EXPECT_TRUE(has(empty, "--attention-plot: an empty directory name")) << empty.output;
+  if (::geteuid() != 0) {
+    const std::string locked = dir_ + "/plots_locked";
+    std::filesystem::create_directories(locked);
+    std::filesystem::permissions(locked, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+    const RunResult refused = sh("LUONG " + translate + " --attention-plot " + locked + " 2>&1");
+    EXPECT_EQ(refused.status, 1) << refused.output;
+    EXPECT_TRUE(has(refused, "--attention-plot " + locked + ": cannot write there: Permission denied"))
+        << refused.output;
+    EXPECT_EQ(refused.output.find('\n'), refused.output.size() - 1) << "nothing decoded:\n" << refused.output;
+  }
   const std::string plots = dir_ + "/plots/new";
   const RunResult ok = sh("LUONG " + translate + " --attention-plot " + plots + " --plot-count 2 2>&1");
   EXPECT_EQ(ok.status, 0) << ok.output;

@@ -86,6 +86,13 @@ TEST_F(CliTest, EvalPrintsPerplexityAndBleuForPeopleAndScripts) {
   EXPECT_GT(j["bleu"].get<double>(), 50.0) << "the toy task is easy";
   EXPECT_GT(j["ppl"].get<double>(), 1.0);
   EXPECT_EQ(j["sentences"], 20);
+  // A source that can be read only once (a pipe) gives the same result: each file is read once.
+  const RunResult piped =
+      run_luong_shell("cat " + data_ + "/test.src | " + LUONG_BINARY + " eval --checkpoint " + run_ +
+                      "/best.h5 --src /dev/stdin --ref " + data_ + "/test.tgt --beam 3 --json 2>/dev/null");
+  ASSERT_EQ(piped.status, 0) << piped.output;
+  EXPECT_EQ(nlohmann::json::parse(piped.output)["bleu"], j["bleu"]);
+  EXPECT_EQ(nlohmann::json::parse(piped.output)["ppl"], j["ppl"]);
 }
 
 // A checkpoint path that is not UTF-8 (a Latin-1 directory name) reaches the JSON line as U+FFFD: the line is

@@ -81,15 +81,20 @@ void check_no_nul(const std::string& text, const std::string& source) {
              " of the file)");
 }
 
-std::vector<std::string> read_lines(const std::string& path) {
-  return split_lines(read_text_file(path), str("file '", path, "'"));
+std::vector<std::string> read_lines(const std::string& path) { return lines_of_file_text(read_text_file(path), path); }
+
+std::vector<std::string> lines_of_file_text(const std::string& text, const std::string& path) {
+  return split_lines(text, str("file '", path, "'"));
 }
 
 std::vector<std::string> read_stdin_lines() { return split_lines(read_stdin_text(), "standard input"); }
 
 ParallelText read_parallel(const std::string& src_path, const std::string& tgt_path) {
-  std::vector<std::string> src = read_lines(src_path);
-  std::vector<std::string> tgt = read_lines(tgt_path);
+  return pair_lines(read_lines(src_path), read_lines(tgt_path), src_path, tgt_path);
+}
+
+ParallelText pair_lines(std::vector<std::string> src, std::vector<std::string> tgt, const std::string& src_path,
+                        const std::string& tgt_path) {
   if (src.size() != tgt.size())
     LUONG_FAIL("parallel corpus: '", src_path, "' has ", src.size(), " lines but '", tgt_path, "' has ", tgt.size(),
                " lines (files must be line-aligned)");

@@ -13,6 +13,8 @@ namespace luong::nmt {
 std::vector<std::string> read_lines(const std::string& path);
 // The same for standard input; errors say "standard input line 7: ..." (and name the read error).
 std::vector<std::string> read_stdin_lines();
+// The lines of `text` already read from `path`, with read_lines' checks and messages.
+std::vector<std::string> lines_of_file_text(const std::string& text, const std::string& path);
 
 // The whole file as bytes; errors name the file (missing, a directory, unreadable).
 std::string read_text_file(const std::string& path);
@@ -35,5 +37,8 @@ struct ParallelText {
 };
 // Throws when either file is unreadable or the line counts differ (naming both files and counts).
 ParallelText read_parallel(const std::string& src_path, const std::string& tgt_path);
+// The same for lines already read (a pipe cannot be read twice); the paths name them in errors.
+ParallelText pair_lines(std::vector<std::string> src, std::vector<std::string> tgt, const std::string& src_path,
+                        const std::string& tgt_path);
 
 }  // namespace luong::nmt
