@@ -48,12 +48,19 @@ std::string launcher_problem(int argc, char** argv) {
                     " (each would do the whole job); run it without mpirun, or with -np 1");
 }
 
-// CLI11 converts an integer option's text with strtoll, which turns a value past the type's range into the
-// range's end: `gen-data --seed 99999999999999999999` ran as seed 9223372036854775807, and a range check
+// CLI11 converts an integer option's text with strtoll (base 0), which turns a value past the type's range into
+// the range's end: `gen-data --seed 99999999999999999999` ran as seed 9223372036854775807, and a range check
 // quoted that number instead of the one typed. Every integer option's text is checked to fit first.
 void refuse_clamped_integers(CLI::App& app) {
   const CLI::Validator fits(
       [](std::string& text) -> std::string {
+        // CLI11 reads a leading 0 as octal (--valid 010 gave 8 pairs): decimal digits are decimal.
+        const size_t digits = text.find_first_not_of("+-");
+        if (digits != std::string::npos && text.size() - digits > 1 && text[digits] == '0' &&
+            text.find_first_not_of("0123456789", digits) == std::string::npos) {
+          const size_t first = text.find_first_not_of('0', digits);
+          text.erase(digits, (first == std::string::npos ? text.size() - 1 : first) - digits);
+        }
         const char* b = text.data();
         const char* e = b + text.size();
         if (b != e && *b == '+') ++b;
@@ -67,7 +74,8 @@ void refuse_clamped_integers(CLI::App& app) {
       "", "fits in 64 bits");
   for (CLI::App* sub : app.get_subcommands({}))
     for (CLI::Option* o : sub->get_options())
-      if (o->get_type_name() == "INT" || o->get_type_name() == "UINT") o->check(fits);
+      // "INT", or "INT>=1" and the like once a range check has named itself.
+      if (o->get_type_name().rfind("INT", 0) == 0 || o->get_type_name().rfind("UINT", 0) == 0) o->transform(fits);
 }
 
 }  // namespace

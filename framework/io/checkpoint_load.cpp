@@ -28,7 +28,9 @@ void load_tensors_into(const Checkpoint& checkpoint, const StateDict& destinatio
     if (float_dst && src != DType::f32 && src != DType::f64 && src != DType::bf16)
       LUONG_FAIL("checkpoint ", checkpoint.path, ": parameter '", name, "' is stored as ", src,
                  "; expected floating point");
-    if (float_dst && has_non_finite(it->second))
+    // Checked in the destination's dtype: a float64 1e300 is finite there but infinite in float32, and a
+    // float32 file entry marked bfloat16 is converted first.
+    if (float_dst && has_non_finite(it->second.to(dst.dtype() == DType::bf16 ? DType::f32 : dst.dtype())))
       LUONG_FAIL("checkpoint ", checkpoint.path, ": parameter '", name,
                  "' holds NaN or infinite values (luong never writes such a checkpoint: a damaged or edited file)");
   }

@@ -186,6 +186,9 @@ void save_checkpoint(const std::string& path, const StateDict& state,
   const fs::path parent = fs::path(path).parent_path();
   if (!parent.empty()) fs::create_directories(parent);
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // A file or symlink already at the temp name (planted, or left by a process that had our pid) would be
+  // written through by HDF5's truncating create: removed first (a symlink itself, not its target).
+  if (std::error_code ec; fs::is_symlink(tmp, ec) || fs::exists(tmp, ec)) fs::remove(tmp, ec);
   try {
     Writer w(tmp, path);
     auto hook = [&](const std::string& name) {

@@ -14,7 +14,8 @@ namespace luong {
 
 void lock_directory(const std::string& dir, const std::string& what, const std::string& holder) {
   const std::string path = (std::filesystem::path(dir) / ".lock").string();
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // O_NOFOLLOW: a symlink planted as .lock would have its target overwritten with our pid line.
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
   if (fd < 0) LUONG_FAIL(what, " ", dir, ": cannot create ", path, ": ", std::strerror(errno));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     char owner[256] = {};

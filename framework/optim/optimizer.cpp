@@ -59,7 +59,11 @@ void Optimizer::load_state(const StateDict& in) {
     for (const auto& n : buffer_names()) {
       buffers.push_back(optim_detail::require(in.tensors, in, n, who).clone());
       // Never written by luong (a diverged step is skipped, a non-finite state never saved): a damaged file.
-      LUONG_CHECK(!has_non_finite(buffers.back()), who, " state '", n, "' holds NaN or infinite values");
+      const DType dt = buffers.back().dtype();
+      LUONG_CHECK(dt == DType::f32 || dt == DType::f64 || dt == DType::bf16, who, " state '", n, "' is stored as ", dt,
+                  "; expected floating point");
+      LUONG_CHECK(!has_non_finite(dt == DType::bf16 ? buffers.back().to(DType::f32) : buffers.back()), who, " state '",
+                  n, "' holds NaN or infinite values");
     }
   step_ = step;
   buffers_ = std::move(buffers);

@@ -15,7 +15,6 @@
 #include "framework/io/config_value.h"
 #include "framework/io/directory_lock.h"
 #include "framework/io/json_text.h"
-#include "framework/sweep/child_env.h"
 #include "framework/sweep/trial_process.h"
 
 namespace luong::sweep {
@@ -96,7 +95,7 @@ std::optional<std::pair<std::string, std::string>> eval_data(const Config& c) {
 class SweepRun {
  public:
   SweepRun(const SweepSpec& spec, const std::vector<Trial>& trials, const SweepOptions& o)
-      : spec_(spec), trials_(trials), o_(o), configs_(trials.size()) {
+      : spec_(spec), trials_(trials), o_(o), configs_(trials.size()), eval_only_(trials.size(), false) {
     for (const auto& t : trials) {
       TrialResult r;
       r.name = t.name, r.varied = t.varied, r.sets = t.sets;
@@ -118,8 +117,10 @@ class SweepRun {
     bool forwarded = false, killed = false;
     while (true) {
       const bool stopping = interrupt_count() > 0;
-      while (!stopping && next < queue.size() && static_cast<int64_t>(slots_.size()) < o_.parallel)
-        start_train(queue[next++]);
+      while (!stopping && next < queue.size() && static_cast<int64_t>(slots_.size()) < o_.parallel) {
+        const size_t i = queue[next++];
+        eval_only_[i] ? start_eval(i) : start_train(i);
+      }
       if (stopping && !forwarded) {
         forwarded = true;
         if (!slots_.empty()) say(str("interrupted: stopping ", slots_.size(), " running trial(s) (they save a checkpoint)"));
@@ -162,10 +163,13 @@ class SweepRun {
     check_same_config(i);
     if (auto done = read_result(d)) {
       // Finished under a spec ranked by another metric: its training is done, but BLEU was never computed.
-      // Run again, it resumes (a run that ended stays ended: nothing is trained) and is then evaluated.
+      // Only the evaluation runs (a resumed `luong train` would train nothing, but report a rate of 0).
       const bool needs_bleu = done->status == TrialStatus::ok && spec_.metric == "bleu" && !done->bleu;
       if (needs_bleu) {
         say(str(tag(i), ": finished, but without BLEU (the spec's metric is now bleu): evaluating it"));
+        results_[i] = *done;  // its training's figures (steps, rate, wall time) stay; BLEU is added
+        results_[i].varied = t.varied;
+        eval_only_[i] = true;
       } else if (done->status == TrialStatus::ok || !o_.retry_failed) {
         done->varied = t.varied;  // the plan's order (the file's is alphabetical)
         results_[i] = *done;
@@ -223,8 +227,8 @@ class SweepRun {
                "): use another --out directory, or delete ", dir(i), " to rerun it");
   }
 
-  // A trial directory holds one trial's checkpoints: refuse to continue it with other settings, or as another
-  // number of processes (the spec's launch: changed; the global batch of a resumed trial would change).
+  // A trial directory holds one trial's checkpoints: refuse to continue it with other settings, or under
+  // another launch: prefix (another number of processes; the global batch of a resumed trial would change).
   // Records written before `launch` was kept are compared on base and sets only.
   void check_same_trial(size_t i) const {
     std::ifstream in(dir(i) + "/trial.json");
@@ -233,19 +237,23 @@ class SweepRun {
     if (!j.is_object()) return;
     const auto sets = j.value("sets", std::vector<std::string>{});
     const std::string base = j.value("base", "");
-    if (sets != trials_[i].sets || base != spec_.base)
+    // Compared as trial.json stores them: a path that is not UTF-8 (the spec's directory in Latin-1) is kept
+    // there with U+FFFD, and read back it must still be the same trial.
+    const auto stored = [](const json& v) { return json::parse(json_text(v)); };
+    if (stored(sets) != stored(trials_[i].sets) || stored(base) != stored(spec_.base))
       LUONG_FAIL("trial '", trials_[i].name, "' in ", o_.out_dir, " was started with other settings (base ", base,
                  ", --set ", json_text(sets), "; now base ", spec_.base, ", --set ", json_text(trials_[i].sets),
                  "): use another --out directory, or delete ", dir(i), " to rerun it");
     if (!j.contains("launch")) return;
+    // Compared as written: how many processes a launcher starts is its own business (-np, --n, -H a:2,
+    // --map-by, srun -n2, ...), and reading it from the text missed most of those forms.
     const auto launch = j.value("launch", std::vector<std::string>{});
-    const int64_t was = ranks_per_trial(launch), now = ranks_per_trial(spec_.launch);
-    if (was != now && holds_checkpoints(dir(i)))
-      LUONG_FAIL("trial '", trials_[i].name, "' in ", o_.out_dir, " was started as ", was,
-                 " process(es) (launch: ", launch_text(launch), ") and the spec now runs ", now,
-                 " (launch: ", launch_text(spec_.launch),
-                 "), which trains with another global batch: use another --out directory, or delete ", dir(i),
-                 " to rerun it");
+    if (launch != spec_.launch && holds_checkpoints(dir(i)))
+      LUONG_FAIL("trial '", trials_[i].name, "' in ", o_.out_dir, " was started with launch: ", launch_text(launch),
+                 " and the spec now says ", launch_text(spec_.launch),
+                 " (another number of processes would train with another global batch): use another --out "
+                 "directory, or delete ",
+                 dir(i), " to rerun it");
   }
 
   static std::string launch_text(const std::vector<std::string>& launch) {
@@ -401,6 +409,7 @@ class SweepRun {
   const std::vector<Trial>& trials_;
   const SweepOptions& o_;
   std::vector<std::optional<Config>> configs_;
+  std::vector<bool> eval_only_;  // finished trials that only need their BLEU evaluation
   std::vector<TrialResult> results_;
   std::vector<Slot> slots_;
 };

@@ -46,6 +46,11 @@ class SpecReader {
     if (!n.IsScalar() && !n.IsNull()) fail(n, key, "expected a single value, got " + describe_node(n));
     if (n.IsNull()) return {"", ""};
     const std::string text = n.Scalar();
+    // A core tag is passed on (`--set model.layers=!!float 3`), so that the config refuses it as it would in a
+    // config file; dropped, `!!float 3` became the integer 3.
+    const std::string core = "tag:yaml.org,2002:";
+    if (n.Tag().rfind(core, 0) == 0 && n.Tag() != core + "str")
+      return {"!!" + n.Tag().substr(core.size()) + " " + text, text};
     // A quoted or !!str-tagged scalar stays a string when re-read by `--set` (e.g. '"yes"' must not become a
     // boolean).
     if (is_explicit_string(n)) {
@@ -247,6 +252,24 @@ ParamValue number_value(double v) {
   return {value_to_yaml(ConfigValue(v)), label};
 }
 
+// Every value of a spec reaches a command line or a path: a NUL byte (YAML's \0 escape) would cut it there,
+// and an application tag (`!foo 3`) is not something luong reads. Both are refused where they are.
+void check_plain_text(const SpecReader& r, const YAML::Node& node, const std::string& key) {
+  const std::string& tag = node.Tag();
+  if (!tag.empty() && tag != "?" && tag != "!" && tag.rfind("tag:yaml.org,2002:", 0) != 0)
+    r.fail(node, key, "tag " + printable_excerpt(tag) + ": luong reads no application tags");
+  if (node.IsScalar() && node.Scalar().find('\0') != std::string::npos)
+    r.fail(node, key, "the value " + describe_node(node) + " contains a NUL byte");
+  if (node.IsSequence())
+    for (const auto& item : node) check_plain_text(r, item, key);
+  if (node.IsMap())
+    for (const auto& kv : node) {
+      const std::string name = kv.first.IsScalar() ? kv.first.Scalar() : std::string();
+      check_plain_text(r, kv.first, key);
+      check_plain_text(r, kv.second, key.empty() ? name : key + "." + name);
+    }
+}
+
 SweepSpec parse_sweep_spec(const std::string& text, const std::string& file) {
   const SpecReader r(file);
   // yaml-cpp would report a binary file as an escape-sequence error somewhere inside it.
@@ -265,6 +288,7 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& file) {
     LUONG_FAIL("sweep spec ", file, ":", e.mark.line + 1, ":", e.mark.column + 1, ": malformed YAML: ",
                printable(e.msg));
   }
+  check_plain_text(r, root, "");
   if (!root.IsMap()) r.fail(root, "", "expected a mapping with keys " + join_names(kTopKeys) + ", got " + describe_node(root));
   r.check_keys(root, kTopKeys, "");
 

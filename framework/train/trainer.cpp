@@ -9,6 +9,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <thread>
 
@@ -221,10 +222,19 @@ void Trainer::check_no_later_checkpoints(const std::string& resumed_from) {
       branch += (branch.empty() ? "" : ", ") + f.path;
       continue;
     }
-    const std::string aside = f.path + ".skipped";
-    if (std::rename(f.path.c_str(), aside.c_str()) == 0)  // another rank may have moved it already
+    // A free name: an earlier .skipped file stays as it was.
+    std::string aside = f.path + ".skipped";
+    std::error_code ec;
+    for (int n = 2; std::filesystem::exists(std::filesystem::symlink_status(aside, ec)); ++n)
+      aside = str(f.path, ".skipped.", n);
+    if (std::rename(f.path.c_str(), aside.c_str()) == 0) {
       say(str("warning: moved ", f.path, " (skipped above) to ", aside,
               ": left in place it would outrank this run's new checkpoints"));
+    } else if (const int err = errno; std::filesystem::exists(std::filesystem::symlink_status(f.path, ec))) {
+      // Still there (not moved by another rank): retention would delete this run's checkpoints in its favour.
+      LUONG_FAIL("cannot move ", f.path, " (skipped above) out of the way to ", aside, ": ", std::strerror(err),
+                 "; move it away by hand and resume again");
+    }
   }
   if (!branch.empty())
     LUONG_FAIL("--run-dir ", opt_.run_dir, " holds checkpoints after step ", step_, " (", branch, "): resuming from ",
@@ -297,6 +307,9 @@ void Trainer::resume() {
   }
   LUONG_CHECK(step_ >= 0 && epochs_completed_ >= 0, "cannot resume from ", ckpt->path, ": invalid trainer state (step ",
               step_, ", epochs ", epochs_completed_, ")");
+  // 0 means "not validated yet"; a NaN would make every later validation "no improvement" (no best.h5 again).
+  LUONG_CHECK(std::isfinite(best_valid_ppl_) && best_valid_ppl_ >= 0.0, "cannot resume from ", ckpt->path,
+              ": invalid trainer state (best validation perplexity ", best_valid_ppl_, ")");
   // The same step is not the same checkpoint: stale node-local copies, or another --run-dir or --resume
   // on some rank, would train replicas that differ from the first step on, with nothing to notice it.
   if (group_.size() > 1)

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -35,17 +36,41 @@ TEST(GenData, OptionsAreRangeChecked) {
   }
 }
 
+// Integer options of every command: a value beyond 64 bits is a usage error naming it (CLI11 clamped it to
+// INT64_MAX: --seed 99999999999999999999 ran as seed 9223372036854775807), and a leading 0 is decimal
+// (CLI11 read 010 as octal 8).
+TEST(GenData, IntegersAreDecimalAndNeverClamped) {
+  const std::string dir = fresh_dir("gen_data_integers") + "/out";
+  RunResult r = run_luong("gen-data --out " + dir + " --seed 99999999999999999999 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r, "--seed: value 99999999999999999999 is out of range (a 64-bit integer)")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  r = run_luong("sweep " + std::string(LUONG_SOURCE_DIR) + "/configs/sweeps/attention.yaml --out " + dir +
+                " --parallel 99999999999999999999 --dry-run 2>&1");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r, "--parallel: value 99999999999999999999 is out of range")) << r.output;
+  r = run_luong("gen-data --out " + dir + " --train 3 --valid 010 --test 1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(dir + "/valid.src");
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  EXPECT_EQ(lines, 10);
+}
+
 // A file that cannot be written (here a directory stands where train.src goes) is named with the reason, and
 // no partial corpus is left: the files appear only once all six are complete.
 TEST(GenData, AFailedWriteNamesTheFileAndLeavesNothing) {
-  const std::string dir = fresh_dir("gen_data_blocked");
-  std::filesystem::create_directories(dir + "/train.src");
-  const RunResult r = run_luong("gen-data --out " + dir + " --train 5 --valid 2 --test 2 2>&1");
-  EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_TRUE(has(r, "luong: error: toy data: cannot write '" + dir + "/train.src': Is a directory")) << r.output;
-  std::vector<std::string> left;
-  for (const auto& e : std::filesystem::directory_iterator(dir)) left.push_back(e.path().filename().string());
-  EXPECT_EQ(left, std::vector<std::string>{"train.src"}) << "only the directory that was there";
+  for (const std::string blocked : {"train.src", "test.tgt"}) {  // the first file and the last
+    const std::string dir = fresh_dir("gen_data_blocked_" + blocked);
+    std::filesystem::create_directories(dir + "/" + blocked);
+    const RunResult r = run_luong("gen-data --out " + dir + " --train 5 --valid 2 --test 2 2>&1");
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_TRUE(has(r, "luong: error: toy data: cannot write '" + dir + "/" + blocked + "': Is a directory"))
+        << r.output;
+    std::vector<std::string> left;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) left.push_back(e.path().filename().string());
+    EXPECT_EQ(left, std::vector<std::string>{blocked}) << "only the directory that was there";
+  }
 }
 
 TEST(GenData, WritesTheRequestedSplits) {

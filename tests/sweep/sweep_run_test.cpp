@@ -226,7 +226,9 @@ TEST_F(SweepRunTest, GridRunsToCompletionRankedByValidPpl) {
 TEST_F(SweepRunTest, RerunsWithAnotherMetricOrProcessCount) {
   const std::string body = "grid:\n  model.attention: [dot]\n";
   const std::string spec = write_spec(body, "  train.max_steps: 10\n  eval.beam_size: 2\n");
-  ASSERT_EQ(run_sweep(spec + " --out " + dir_ + "/out").status, 0);
+  const Sweep plain = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  const json first = json::parse(plain.out);
   const std::string t = trial("attention-dot");
   const Sweep bleu = run_sweep(write_spec(body + "metric: bleu\n", "  train.max_steps: 10\n  eval.beam_size: 2\n") +
                                " --out " + dir_ + "/out --json");
@@ -237,6 +239,9 @@ TEST_F(SweepRunTest, RerunsWithAnotherMetricOrProcessCount) {
   const json r = json::parse(bleu.out);
   ASSERT_EQ(r.size(), 1u);
   EXPECT_EQ(r[0]["steps"], 10) << "evaluated, not trained further";
+  EXPECT_EQ(r[0]["tokens_per_s"], first[0]["tokens_per_s"]) << "the training's figures stay";
+  EXPECT_EQ(r[0]["attempts"], 1) << "no second training attempt";
+  EXPECT_EQ(bleu.err.find("training (attempt 2"), std::string::npos) << bleu.err;
   const auto e = testing::run_luong("eval --checkpoint " + t + "/best.h5 --src " + *data_ + "/test.src --ref " +
                                     *data_ + "/test.tgt --beam 2 --json 2>/dev/null");
   ASSERT_EQ(e.status, 0) << e.output;
@@ -244,12 +249,11 @@ TEST_F(SweepRunTest, RerunsWithAnotherMetricOrProcessCount) {
 
   const std::string kept = read(dir_ + "/out/sweep.yaml");
   const Sweep two = run_sweep(
-      write_spec(body + "launch: /nonexistent/mpirun -np 2\n", "  train.max_steps: 10\n  eval.beam_size: 2\n") +
+      write_spec(body + "launch: /nonexistent/mpirun --n 2\n", "  train.max_steps: 10\n  eval.beam_size: 2\n") +
       " --out " + dir_ + "/out");
   EXPECT_EQ(two.status, 1);
   EXPECT_NE(two.err.find("trial 'attention-dot' in " + dir_ +
-                         "/out was started as 1 process(es) (launch: none) and "
-                         "the spec now runs 2 (launch: /nonexistent/mpirun -np 2)"),
+                         "/out was started with launch: none and the spec now says /nonexistent/mpirun --n 2"),
             std::string::npos)
       << two.err;
   EXPECT_EQ(read(dir_ + "/out/sweep.yaml"), kept);

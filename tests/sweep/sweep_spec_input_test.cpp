@@ -35,6 +35,23 @@ TEST(SweepSpecInput, TextThatIsNotUtf8IsRefusedWhereItIs) {
   EXPECT_EQ(parse("base: " + kBase + "\ngrid:\n  data.train_src: [/x/é.src]\n").grid.size(), 1u);
 }
 
+// A NUL byte (YAML's \0 escape) would cut a path or command word; an application tag is not read; a core
+// tag reaches --set, where the config refuses `!!float 3` for an integer as it would in a config file.
+TEST(SweepSpecInput, NulBytesAndTagsAreRefusedWhereTheyAre) {
+  const std::string nul = testing::error_of([&] { parse("base: \"" + kBase + "\\0junk\"\n"); });
+  EXPECT_NE(nul.find("specs/s.yaml:1: base: the value '" + kBase + "\\x00junk' (a string: quoted) contains a NUL byte"),
+            std::string::npos)
+      << nul;
+  EXPECT_ERROR_HAS(parse("base: " + kBase + "\nlaunch: [\"env\\0x\", a]\n"), "specs/s.yaml:2: launch: the value");
+  EXPECT_ERROR_HAS(parse("base: " + kBase + "\ngrid: {model.layers: [!foo 3]}\n"),
+                   "specs/s.yaml:2: grid.model.layers: tag !foo: luong reads no application tags");
+  EXPECT_ERROR_HAS(parse("base: " + kBase + "\noverrides: {seed: !foo 3}\n"), "overrides.seed: tag !foo");
+  const SweepSpec s = parse("base: " + kBase + "\ngrid: {model.layers: [!!float 3, !!int 4]}\n");
+  ASSERT_EQ(s.grid.size(), 1u);
+  EXPECT_EQ(s.grid[0].values[0].yaml, "!!float 3");
+  EXPECT_EQ(s.grid[0].values[1].yaml, "!!int 4");
+}
+
 TEST(SweepSpecInput, StrTaggedOverrideStaysAString) {
   const SweepSpec s = parse("base: " + kBase + "\noverrides:\n  model.layers: !!str 3\n");
   ASSERT_EQ(s.overrides.size(), 1u);

@@ -208,6 +208,7 @@ TEST_F(RunDirSafetyTest, AResumeNeverLeavesLaterCheckpointsToOutrankItsOwn) {
 
   // A damaged ckpt-40 and an averaged model saved as ckpt-30: --resume auto continues from step 20.
   std::ofstream(dir + "/ckpt-40.h5") << "not a checkpoint";
+  std::ofstream(dir + "/ckpt-40.h5.skipped") << "moved aside by an earlier resume";  // kept as it is
   ASSERT_EQ(run_luong("average -o " + dir + "/ckpt-30.h5 " + dir + "/ckpt-10.h5 " + dir + "/ckpt-20.h5").status, 0);
   const RunResult r =
       run_luong(train_args(dir, "--resume auto --set train.max_steps=30 --set train.keep_checkpoints=1"));
@@ -216,14 +217,16 @@ TEST_F(RunDirSafetyTest, AResumeNeverLeavesLaterCheckpointsToOutrankItsOwn) {
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("resumed from " + dir + "/ckpt-20.h5 at step 20"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("warning: moved " + dir + "/ckpt-40.h5 (skipped above) to " + dir + "/ckpt-40.h5.skipped"),
+  EXPECT_NE(r.output.find("warning: moved " + dir + "/ckpt-40.h5 (skipped above) to " + dir + "/ckpt-40.h5.skipped.2"),
             std::string::npos)
       << r.output;
   std::vector<int64_t> steps;
   for (const auto& f : list_checkpoints(dir)) steps.push_back(f.step);
   EXPECT_EQ(steps, std::vector<int64_t>{30}) << "the run's own checkpoint is the one kept";
   EXPECT_EQ(step_of(dir + "/ckpt-30.h5"), 30);
-  EXPECT_TRUE(fs::exists(dir + "/ckpt-40.h5.skipped"));
+  EXPECT_TRUE(fs::exists(dir + "/ckpt-40.h5.skipped.2"));
+  std::ifstream earlier(dir + "/ckpt-40.h5.skipped");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(earlier), {}), "moved aside by an earlier resume");
   EXPECT_TRUE(fs::exists(dir + "/ckpt-30.h5.skipped"));
 }
 
@@ -263,6 +266,16 @@ TEST_F(RunDirSafetyTest, NonFiniteOrIntegerStateInACheckpointIsNamedWhenLoaded) 
   r = run_luong("translate --checkpoint " + edited(param, c.state.tensors.at(param).to(DType::i64)) + " 2>&1", "a\n");
   EXPECT_NE(r.output.find("parameter '" + param + "' is stored as int64; expected floating point"), std::string::npos)
       << r.output;
+
+  // Finite in the file but not in the model's float32: refused too.
+  Tensor huge = c.state.tensors.at(param).to(DType::f64);
+  huge.data<double>()[0] = 1e300;
+  r = run_luong("translate --checkpoint " + edited(param, huge) + " 2>&1", "a\n");
+  EXPECT_NE(r.output.find("parameter '" + param + "' holds NaN or infinite values"), std::string::npos) << r.output;
+  r = run_luong(train_args(
+      dir, "--resume " + edited(moment, c.state.tensors.at(moment).to(DType::i64)) + " --set train.max_steps=30"));
+  EXPECT_NE(r.output.find("state '"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("is stored as int64; expected floating point"), std::string::npos) << r.output;
 
   Tensor nan_moment = c.state.tensors.at(moment).clone();
   nan_moment.data<float>()[1] = std::numeric_limits<float>::infinity();

@@ -80,6 +80,7 @@ std::vector<std::string> write_toy_data(const std::string& dir, const ToyDataOpt
     LUONG_FAIL("toy data: cannot write '", path, "': ", std::strerror(err));
   };
   const auto open = [&](std::ofstream& f, const std::string& path) {
+    std::filesystem::remove(path + ".tmp", ec);  // a symlink planted there would be written through
     errno = 0;
     f.open(path + ".tmp", std::ios::binary | std::ios::trunc);
     if (!f) fail(path + ".tmp", errno ? errno : EIO);
@@ -98,6 +99,10 @@ std::vector<std::string> write_toy_data(const std::string& dir, const ToyDataOpt
     written.push_back(base + ".src");
     written.push_back(base + ".tgt");
   }
+  // Checked for all six before the first rename, so that a directory in the way of the last one does not
+  // leave the first ones renamed.
+  for (const auto& path : written)
+    if (std::filesystem::is_directory(path, ec)) fail(path, EISDIR);
   for (size_t i = 0; i < written.size(); ++i)
     if (std::rename(temps[i].c_str(), written[i].c_str()) != 0) fail(written[i], errno);
   return written;
