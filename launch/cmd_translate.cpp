@@ -2,12 +2,13 @@
 // "index ||| translation ||| score" per sentence). An empty input line gives an empty output line.
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <exception>
 #include <iostream>
 #include <memory>
 #include <optional>
 
-#include <CLI/CLI.hpp>
-
+#include "framework/core/error.h"
 #include "framework/core/precision.h"
 #include "launch/commands.h"
 #include "launch/translate_util.h"
@@ -49,19 +50,31 @@ void run(TranslateArgs a) {
   size_t done = 0;
   for (;;) {
     std::vector<std::string> part;
+    // A line that fails its checks (invalid UTF-8, a NUL byte) ends the input, but only after the lines that
+    // came before it in the same read are translated: as a filter, every good line before it gets its output.
+    std::exception_ptr bad_line;
     while (part.size() < part_size && (part.empty() || input.ready())) {
-      std::optional<std::string> line = input.next();
+      std::optional<std::string> line;
+      try {
+        line = input.next();
+      } catch (const Error&) {
+        bad_line = std::current_exception();
+        break;
+      }
       if (!line) break;
       part.push_back(std::move(*line));
     }
+    if (!part.empty()) {
+      std::vector<nmt::Translation> translations = translator.translate(part, options);
+      print(translator, translations, done, a.n_best);
+      for (auto& t : translations)
+        if (!a.attention_plot.empty() && plotted.size() < static_cast<size_t>(a.plot_count))
+          plotted.push_back(std::move(t));
+      done += part.size();
+      progress.update(done);
+    }
+    if (bad_line) std::rethrow_exception(bad_line);
     if (part.empty()) break;
-    std::vector<nmt::Translation> translations = translator.translate(part, options);
-    print(translator, translations, done, a.n_best);
-    for (auto& t : translations)
-      if (!a.attention_plot.empty() && plotted.size() < static_cast<size_t>(a.plot_count))
-        plotted.push_back(std::move(t));
-    done += part.size();
-    progress.update(done);
   }
   write_attention_plots(a, plotted);
 }

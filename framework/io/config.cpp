@@ -99,6 +99,9 @@ void Config::merge_node(const YAML::Node& node, const std::string& section, cons
       if (!it->second.IsMap())
         LUONG_FAIL(where, path, ": expected a mapping with keys ", join_names(schema_.children(path)), ", got ",
                    describe_node(it->second));
+      // A tag on a section (`model: !foo {...}`) would be read past like the scalars' ones: refused too.
+      if (const std::string& tag = it->second.Tag(); !tag.empty() && tag != "?" && tag != "tag:yaml.org,2002:map")
+        LUONG_FAIL(where, path, ": tag ", printable_excerpt(tag), " on a section; luong reads no tags there");
       merge_node(it->second, path, source, seen);
     } else {
       LUONG_FAIL(where, printable(schema_.unknown_key_message(path)));

@@ -69,6 +69,28 @@ TEST_F(TranslateStream, TranslatingInPartsChangesNothing) {
   EXPECT_NE(nbest.find("\n11 ||| "), std::string::npos) << nbest;  // the 12th sentence's index
 }
 
+// A bad line ends the input with an error naming it, after the good lines read with it are translated (they
+// were dropped when both arrived in one read).
+TEST_F(TranslateStream, GoodLinesBeforeABadOneAreTranslated) {
+  const std::string good = translate("--batch-size 8 < " + src_);
+  const std::string first_two = good.substr(0, good.find('\n', good.find('\n') + 1) + 1);
+  const std::string input = dir_ + "/bad_third.src";
+  {
+    std::ifstream in(src_);
+    std::ofstream out(input, std::ios::binary);
+    std::string line;
+    for (int i = 0; i < 2 && std::getline(in, line); ++i) out << line << "\n";
+    out << "broken \xC3(\n";
+  }
+  const RunResult r = run_luong_shell(std::string(LUONG_BINARY) + " translate --checkpoint " + ckpt_ +
+                                      " --batch-size 8 < " + input + " 2>&1");
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_EQ(r.output.rfind(first_two, 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("luong: error: standard input line 3: invalid UTF-8 at byte 7 of the line"),
+            std::string::npos)
+      << r.output;
+}
+
 // Decoding options not given on the command line come from the checkpoint's eval.* config (tiny.yaml's
 // beam is 3), as `luong sweep` scores a trial; given ones win.
 TEST_F(TranslateStream, DecodingDefaultsComeFromTheCheckpointsConfig) {

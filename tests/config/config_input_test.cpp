@@ -148,6 +148,9 @@ TEST(ConfigInput, NulBytesInValuesAndForeignTagsAreRefused) {
   EXPECT_ERROR_HAS(c.set("model.layers=!!float 3"), "model.layers: expected integer, got '3' (tagged !!float)");
   EXPECT_ERROR_HAS(c.set("model.layers=!foo 3"), "got '3' (tagged !foo: luong reads no application tags)");
   EXPECT_ERROR_HAS(c.set("model.layers='3'"), "model.layers: expected integer, got '3' (a string: quoted)");
+  EXPECT_ERROR_HAS(Config::load_string(nmt::nmt_schema(), "model: !foo {layers: 3}\n", "t.yaml"),
+                   "config t.yaml:1: model: tag !foo on a section");
+  EXPECT_EQ(Config::load_string(nmt::nmt_schema(), "model: !!map {layers: 3}\n").get_int("model.layers"), 3);
   EXPECT_ERROR_HAS(c.set("model.layers=9223372036854775807"),
                    "model.layers: value 9223372036854775807 is out of range");
   // The core tags of the key's own type are fine.

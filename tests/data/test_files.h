@@ -1,32 +1,16 @@
 // Helpers for data and config tests: a temp directory that removes itself, file writing, and error-message matching.
 #pragma once
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include <unistd.h>
-
-#include <gtest/gtest.h>
-
-#include "framework/core/error.h"
+#include "tests/support/error_of.h"
 #include "tests/support/temp_dir.h"
 
-namespace luong::testing {
-
-// The message of the luong::Error `f` throws (fails the test if it throws nothing or something else).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected luong::Error";
-  return {};
-}
-
-}  // namespace luong::testing
-
+// The statement must throw a luong::Error whose message holds every part.
 #define EXPECT_ERROR_HAS(stmt, ...)                                                 \
   do {                                                                              \
     const std::string _msg = ::luong::testing::error_of([&] { stmt; });            \
