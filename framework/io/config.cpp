@@ -100,7 +100,7 @@ void Config::merge_node(const YAML::Node& node, const std::string& section, cons
         LUONG_FAIL(where, path, ": expected a mapping with keys ", join_names(schema_.children(path)), ", got ",
                    describe_node(it->second));
       // A tag on a section (`model: !foo {...}`) would be read past like the scalars' ones: refused too.
-      if (const std::string& tag = it->second.Tag(); !tag.empty() && tag != "?" && tag != "tag:yaml.org,2002:map")
+      if (const std::string tag = yaml_tag(it->second); !tag.empty() && tag != "!!map")
         LUONG_FAIL(where, path, ": tag ", printable_excerpt(tag), " on a section; luong reads no tags there");
       merge_node(it->second, path, source, seen);
     } else {

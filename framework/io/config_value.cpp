@@ -60,7 +60,6 @@ std::optional<bool> parse_bool(const std::string& s) {
 bool is_null_text(const std::string& s) { return s.empty() || s == "~" || lower(s) == "null"; }
 
 constexpr const char* kCoreTagPrefix = "tag:yaml.org,2002:";  // `!!x` as yaml-cpp resolves it
-constexpr const char* kStrTag = "tag:yaml.org,2002:str";      // `!!str`
 
 // Records where each document starts and ignores everything else.
 class DocumentStarts : public YAML::EventHandler {
@@ -102,19 +101,16 @@ ValueType value_type_of(const ConfigValue& v) {
 // (!!int and !!float for a number). `!!float 3` for an integer key or an application tag (`!foo 3`) would
 // otherwise be read past without a word.
 bool tag_fits(const YAML::Node& node, ValueType type) {
-  const std::string& tag = node.Tag();
-  if (tag.empty() || tag == "?" || tag == "!") return true;
-  if (tag.rfind(kCoreTagPrefix, 0) != 0) return false;
-  const std::string name = tag.substr(std::string(kCoreTagPrefix).size());
+  const std::string tag = yaml_tag(node);
   switch (type) {
     case ValueType::string:
-      return name == "str";
+      return tag.empty() || tag == "!!str";
     case ValueType::integer:
-      return name == "int";
+      return tag.empty() || tag == "!!int";
     case ValueType::number:
-      return name == "int" || name == "float";
+      return tag.empty() || tag == "!!int" || tag == "!!float";
     case ValueType::boolean:
-      return name == "bool";
+      return tag.empty() || tag == "!!bool";
   }
   return false;
 }
@@ -148,7 +144,7 @@ std::optional<ConfigValue> scalar_to_value(const YAML::Node& node, ValueType typ
 
 bool is_explicit_string(const YAML::Node& node) {
   // yaml-cpp tags quoted scalars "!" and plain ones "?": quoting forces a string, as YAML itself says.
-  return node.IsScalar() && (node.Tag() == "!" || node.Tag() == kStrTag);
+  return node.IsScalar() && (node.Tag() == "!" || yaml_tag(node) == "!!str");
 }
 
 std::string value_to_yaml(const ConfigValue& v) {
@@ -184,13 +180,19 @@ std::string describe_node(const YAML::Node& node) {
   if (node.IsMap()) return "a mapping";
   if (node.IsSequence()) return "a sequence";
   const std::string text = "'" + printable_excerpt(node.Scalar()) + "'";
-  const std::string& tag = node.Tag();
-  if (tag == kStrTag) return text + " (a string: tagged !!str)";
-  if (tag == "!") return text + " (a string: quoted)";
-  if (tag.empty() || tag == "?") return text;
-  if (tag.rfind(kCoreTagPrefix, 0) == 0)
-    return text + " (tagged !!" + tag.substr(std::string(kCoreTagPrefix).size()) + ")";
+  if (node.Tag() == "!") return text + " (a string: quoted)";
+  const std::string tag = yaml_tag(node);
+  if (tag.empty()) return text;
+  if (tag == "!!str") return text + " (a string: tagged !!str)";
+  if (tag.rfind("!!", 0) == 0) return text + " (tagged " + tag + ")";
   return text + " (tagged " + printable_excerpt(tag) + ": luong reads no application tags)";
+}
+
+std::string yaml_tag(const YAML::Node& node) {
+  const std::string& tag = node.Tag();
+  if (tag.empty() || tag == "?" || tag == "!") return "";
+  if (tag.rfind(kCoreTagPrefix, 0) == 0) return "!!" + tag.substr(std::string(kCoreTagPrefix).size());
+  return tag;
 }
 
 bool is_oversized_integer(const YAML::Node& node) {

@@ -40,6 +40,11 @@ std::string value_to_yaml(const ConfigValue& v);
 // Short description of a node for error messages: the scalar text in quotes, "a mapping", "a sequence", "null".
 std::string describe_node(const YAML::Node& node);
 
+// A node's explicit YAML tag as written: "" for none (plain, or quoted: quoting is not a type), "!!int",
+// "!!float", "!!str", "!!map", ... for YAML's core tags, and the tag itself ("!foo") for an application tag,
+// which luong never reads. The one place configs and sweep specs classify tags.
+std::string yaml_tag(const YAML::Node& node);
+
 // True when the node is a plain integer literal (`18446744073709551615`) that does not fit in int64, so the
 // error can say "out of range" rather than "expected integer".
 bool is_oversized_integer(const YAML::Node& node);

@@ -48,9 +48,7 @@ class SpecReader {
     const std::string text = n.Scalar();
     // A core tag is passed on (`--set model.layers=!!float 3`), so that the config refuses it as it would in a
     // config file; dropped, `!!float 3` became the integer 3.
-    const std::string core = "tag:yaml.org,2002:";
-    if (n.Tag().rfind(core, 0) == 0 && n.Tag() != core + "str")
-      return {"!!" + n.Tag().substr(core.size()) + " " + text, text};
+    if (const std::string tag = yaml_tag(n); !tag.empty() && tag != "!!str") return {tag + " " + text, text};
     // A quoted or !!str-tagged scalar stays a string when re-read by `--set` (e.g. '"yes"' must not become a
     // boolean).
     if (is_explicit_string(n)) {
@@ -255,8 +253,7 @@ ParamValue number_value(double v) {
 // Every value of a spec reaches a command line or a path: a NUL byte (YAML's \0 escape) would cut it there,
 // and an application tag (`!foo 3`) is not something luong reads. Both are refused where they are.
 void check_plain_text(const SpecReader& r, const YAML::Node& node, const std::string& key) {
-  const std::string& tag = node.Tag();
-  if (!tag.empty() && tag != "?" && tag != "!" && tag.rfind("tag:yaml.org,2002:", 0) != 0)
+  if (const std::string tag = yaml_tag(node); !tag.empty() && tag.rfind("!!", 0) != 0)
     r.fail(node, key, "tag " + printable_excerpt(tag) + ": luong reads no application tags");
   if (node.IsScalar() && node.Scalar().find('\0') != std::string::npos)
     r.fail(node, key, "the value " + describe_node(node) + " contains a NUL byte");
