@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "framework/core/error.h"
+#include "framework/core/unique_fd.h"
 #include "framework/io/config_value.h"
 
 namespace luong {
@@ -20,13 +21,6 @@ namespace {
 // The first line of a seal; the second is "bytes <N> crc32 <8 hex digits>", then NUL padding to 512 bytes.
 constexpr std::string_view kMagic = "luong checkpoint seal 1\n";
 constexpr std::string_view kHdf5Signature = "\x89HDF\r\n\x1a\n";
-
-struct Fd {
-  int fd;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
 
 // CRC-32 (zlib's, the one Python's zlib.crc32 computes) and length of the bytes from offset 512 to the end.
 void crc_after_seal(int fd, const std::string& path, uint64_t& length, uint32_t& crc) {
@@ -56,7 +50,7 @@ std::string seal_text(uint64_t length, uint32_t crc) {
 }  // namespace
 
 void seal_checkpoint_file(const std::string& path) {
-  const Fd f{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
+  const UniqueFd f{::open(path.c_str(), O_RDWR | O_CLOEXEC)};
   if (f.fd < 0) LUONG_FAIL("checkpoint ", path, ": cannot open it to seal: ", std::strerror(errno));
   char head[kCheckpointSealBytes + 8];
   if (::pread(f.fd, head, sizeof head, 0) != static_cast<ssize_t>(sizeof head) ||
@@ -71,7 +65,7 @@ void seal_checkpoint_file(const std::string& path) {
 }
 
 void check_checkpoint_seal(const std::string& path) {
-  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  const UniqueFd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) return;  // the reader says why it cannot be opened
   char head[kCheckpointSealBytes + 8];
   const ssize_t got = ::pread(f.fd, head, sizeof head, 0);

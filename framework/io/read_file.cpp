@@ -7,22 +7,12 @@
 #include <cstring>
 
 #include "framework/core/error.h"
+#include "framework/core/unique_fd.h"
 
 namespace luong {
-namespace {
-
-// Closes the descriptor on every path out, errors included.
-struct Fd {
-  int fd;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-}  // namespace
 
 std::string read_whole_file(const std::string& path, const std::string& what, size_t max_bytes) {
-  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  const UniqueFd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) LUONG_FAIL(what, " '", path, "' cannot be read: ", std::strerror(errno));
   std::string text;
   char buf[1 << 16];
