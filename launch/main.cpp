@@ -36,8 +36,20 @@ std::string unknown_subcommand(const CLI::App& app, int argc, char** argv) {
 // mpirun); under a launcher even as one process its trials would inherit the launcher's environment and
 // initialise MPI as part of the sweep's job. Returns the message, or "" when the command may run here.
 std::string launcher_problem(int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-' || !luong::launched_by_mpi()) return "";
+  if (argc < 2 || argv[1][0] == '-') return "";
   const std::string word = argv[1];
+  // `srun -n 2 luong train` on a cluster without Slurm's MPI plugin: no rank knows of the other, so each
+  // would run the whole job alone, all writing the same run directory. Every command is refused (--help too:
+  // the check runs before parsing), since none of them should run N times over.
+  if (const int tasks = luong::srun_tasks_without_mpi(); tasks > 0)
+    return luong::str(
+        "srun started ", tasks, " tasks without MPI process management (SLURM_STEP_NUM_TASKS=", tasks,
+        " but none of OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK is set), so each would run the whole ",
+        word == "train" ? "training alone, all writing the same checkpoints" : "job alone",
+        "; for train start it with srun --mpi=pmix (or --mpi=pmi2, whichever `srun --mpi=list` "
+        "offers) or with mpirun, and run other commands as one task (srun -n 1); tasks meant as independent "
+        "jobs, each with its own run directory, say so with LUONG_INDEPENDENT_TASKS=1");
+  if (!luong::launched_by_mpi()) return "";
   if (word == "train") return "";
   if (word == "sweep")
     return "luong sweep was started by an MPI launcher (mpirun / srun); run it as a plain command: it starts "

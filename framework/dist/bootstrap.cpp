@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "framework/core/error.h"
@@ -55,6 +56,13 @@ void on_terminate() {
 
 bool launched_by_mpi() {
   return env_nonempty("OMPI_COMM_WORLD_SIZE") || env_nonempty("PMI_SIZE") || env_nonempty("PMIX_RANK");
+}
+
+int srun_tasks_without_mpi() {
+  if (launched_by_mpi()) return 0;
+  if (const char* v = env_nonempty("LUONG_INDEPENDENT_TASKS"); v && std::string(v) == "1") return 0;
+  const int tasks = env_int({"SLURM_STEP_NUM_TASKS"}, 1);
+  return tasks > 1 ? tasks : 0;
 }
 
 bool mpi_is_initialized() { return mpi_up(); }

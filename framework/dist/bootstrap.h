@@ -11,6 +11,15 @@ namespace luong {
 // PMIx launcher such as srun --mpi=pmix (PMIX_RANK). Only then is MPI initialised.
 bool launched_by_mpi();
 
+// The number of tasks of a Slurm job step that srun started without MPI process management (srun --mpi=none
+// or a cluster whose default MPI plugin is none): SLURM_STEP_NUM_TASKS > 1 while none of the variables above
+// is set. Each such task would initialise as a job of one process and train alone on the whole data, all of
+// them writing the same checkpoints. 0 when this is not such a step (no srun, one task, or PMI/PMIx present).
+// Read from SLURM_STEP_NUM_TASKS, which srun sets for a step's tasks and sbatch does not set for the batch
+// script, so a plain `luong train` inside a many-task allocation is not mistaken for one. Also 0 with
+// LUONG_INDEPENDENT_TASKS=1: a step that runs independent jobs on purpose (each with its own run directory).
+int srun_tasks_without_mpi();
+
 // Initialises MPI (MPI_THREAD_SERIALIZED) on first call, registers MPI_Finalize at exit and installs the
 // abort handlers. Throws luong::Error when no launcher started this process.
 void ensure_mpi_initialized();

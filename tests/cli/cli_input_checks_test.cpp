@@ -560,6 +560,35 @@ TEST_F(CliInputChecks, OnlyTrainRunsAsSeveralProcessesAndSweepUnderNoLauncher) {
   EXPECT_EQ(r.status, 0) << r.output;
 }
 
+// `srun -n 2` on a cluster whose Slurm has no MPI plugin configured: the tasks get SLURM_STEP_NUM_TASKS but no
+// PMI, so each would initialise as a job of one and train alone into the same run directory. Refused before
+// anything is written; one task, a PMI launcher under srun, the batch script (no step variable) and the
+// explicit opt-out for independent jobs all run.
+TEST_F(CliInputChecks, SrunWithoutMpiProcessManagementIsRefused) {
+  const std::string run_dir = dir_ + "/srun_run";
+  const std::string train = "train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml" +
+                            " --run-dir " + run_dir + " --set data.train_src=" + src_ +
+                            " --set data.train_tgt=" + ref_ + " --set data.valid_src=" + src_ +
+                            " --set data.valid_tgt=" + ref_ + " --set train.max_steps=2 2>&1";
+  RunResult r = sh("SLURM_STEP_NUM_TASKS=2 SLURM_PROCID=1 LUONG " + train);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r, "luong: error: srun started 2 tasks without MPI process management")) << r.output;
+  EXPECT_TRUE(has(r, "srun --mpi=pmix")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(run_dir));
+  const std::string eval = "eval --checkpoint " + ckpt_ + " --src " + src_ + " --ref " + ref_ + " 2>&1";
+  r = sh("SLURM_STEP_NUM_TASKS=4 LUONG " + eval);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_TRUE(has(r, "srun started 4 tasks without MPI process management")) << r.output;
+  EXPECT_FALSE(has(r, "BLEU")) << r.output;
+  for (const std::string env : {"SLURM_STEP_NUM_TASKS=1 SLURM_NTASKS=8", "SLURM_NTASKS=8 SLURM_PROCID=0",
+                                "SLURM_STEP_NUM_TASKS=2 LUONG_INDEPENDENT_TASKS=1",
+                                "SLURM_STEP_NUM_TASKS=2 PMIX_RANK=0 OMPI_COMM_WORLD_SIZE=1"}) {
+    r = sh(env + " LUONG " + eval);
+    EXPECT_EQ(r.status, 0) << env << ": " << r.output;
+    EXPECT_TRUE(has(r, "BLEU")) << env << ": " << r.output;
+  }
+}
+
 // --- progress ------------------------------------------------------------------------------------------
 
 TEST_F(CliInputChecks, EvalReportsProgressWhenAsked) {
