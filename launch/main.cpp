@@ -1,96 +1,13 @@
 // The `luong` command: one binary, one subcommand per job (train, eval, translate, list, ...).
 #include <CLI/CLI.hpp>
-#include <algorithm>
-#include <charconv>
-#include <cstdint>
-#include <cstdlib>
 #include <iostream>
 #include <string>
-#include <vector>
 
 #include "framework/core/error.h"
 #include "framework/core/heap_allocator.h"
 #include "framework/dist/bootstrap.h"
 #include "launch/commands.h"
-
-namespace {
-
-// CLI11 reports a mistyped subcommand ("luong trian") as "A subcommand is required", which hides the typo.
-// Returns the message for an unknown first word, or "" when argv[1] is an option or a known subcommand.
-std::string unknown_subcommand(const CLI::App& app, int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') return "";
-  const std::string word = argv[1];
-  std::vector<std::string> names;
-  for (const CLI::App* sub : app.get_subcommands({})) {
-    if (sub->check_name(word)) return "";
-    names.push_back(sub->get_name());
-  }
-  std::sort(names.begin(), names.end());
-  return luong::str("unknown subcommand '", word, "' (valid subcommands: ", CLI::detail::join(names, ", "),
-                    "; see luong --help)");
-}
-
-// Only `luong train` is data-parallel; any other command started
-// by mpirun -np N would run whole in every rank: `eval` printing N results, `average` and `gen-data` writing
-// the same files at once. A sweep is a driver that starts its own trials (the spec's `launch:` runs them under
-// mpirun); under a launcher even as one process its trials would inherit the launcher's environment and
-// initialise MPI as part of the sweep's job. Returns the message, or "" when the command may run here.
-std::string launcher_problem(int argc, char** argv) {
-  if (argc < 2 || argv[1][0] == '-') return "";
-  const std::string word = argv[1];
-  // `srun -n 2 luong train` on a cluster without Slurm's MPI plugin: no rank knows of the other, so each
-  // would run the whole job alone, all writing the same run directory. Every command is refused (--help too:
-  // the check runs before parsing), since none of them should run N times over.
-  if (const int tasks = luong::srun_tasks_without_mpi(); tasks > 0)
-    return luong::str(
-        "srun started ", tasks, " tasks without MPI process management (SLURM_STEP_NUM_TASKS=", tasks,
-        " but none of OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK is set), so each would run the whole ",
-        word == "train" ? "training alone, all writing the same checkpoints" : "job alone",
-        "; for train start it with srun --mpi=pmix (or --mpi=pmi2, whichever `srun --mpi=list` "
-        "offers) or with mpirun, and run other commands as one task (srun -n 1); tasks meant as independent "
-        "jobs, each with its own run directory, say so with LUONG_INDEPENDENT_TASKS=1");
-  if (!luong::launched_by_mpi()) return "";
-  if (word == "train") return "";
-  if (word == "sweep")
-    return "luong sweep was started by an MPI launcher (mpirun / srun); run it as a plain command: it starts "
-           "each trial itself, under mpirun when the spec sets launch: (docs/SWEEPS.md)";
-  const int ranks = luong::world_size_hint();
-  if (ranks <= 1) return "";
-  return luong::str("luong ", word, " runs as one process, but the launcher started ", ranks,
-                    " (each would do the whole job); run it without mpirun, or with -np 1");
-}
-
-// CLI11 converts an integer option's text with strtoll (base 0), which turns a value past the type's range into
-// the range's end: `gen-data --seed 99999999999999999999` ran as seed 9223372036854775807, and a range check
-// quoted that number instead of the one typed. Every integer option's text is checked to fit first.
-void refuse_clamped_integers(CLI::App& app) {
-  const CLI::Validator fits(
-      [](std::string& text) -> std::string {
-        // CLI11 reads a leading 0 as octal (--valid 010 gave 8 pairs): decimal digits are decimal.
-        const size_t digits = text.find_first_not_of("+-");
-        if (digits != std::string::npos && text.size() - digits > 1 && text[digits] == '0' &&
-            text.find_first_not_of("0123456789", digits) == std::string::npos) {
-          const size_t first = text.find_first_not_of('0', digits);
-          text.erase(digits, (first == std::string::npos ? text.size() - 1 : first) - digits);
-        }
-        const char* b = text.data();
-        const char* e = b + text.size();
-        if (b != e && *b == '+') ++b;
-        int64_t signed_value = 0;
-        uint64_t unsigned_value = 0;
-        if (std::from_chars(b, e, signed_value).ec != std::errc::result_out_of_range &&
-            std::from_chars(b, e, unsigned_value).ec != std::errc::result_out_of_range)
-          return "";  // in range, or not a number at all: CLI11 says which
-        return "value " + text + " is out of range (a 64-bit integer)";
-      },
-      "", "fits in 64 bits");
-  for (CLI::App* sub : app.get_subcommands({}))
-    for (CLI::Option* o : sub->get_options())
-      // "INT", or "INT>=1" and the like once a range check has named itself.
-      if (o->get_type_name().rfind("INT", 0) == 0 || o->get_type_name().rfind("UINT", 0) == 0) o->transform(fits);
-}
-
-}  // namespace
+#include "launch/usage_checks.h"
 
 int main(int argc, char** argv) {
   luong::cli::prepare_process(argc, argv);
@@ -100,12 +17,15 @@ int main(int argc, char** argv) {
                        std::string("luong ") + LUONG_VERSION + " (malloc: " + luong::heap_allocator_name() + ")");
   app.require_subcommand(1);
   luong::cli::register_commands(app);
-  refuse_clamped_integers(app);
-  if (const std::string unknown = unknown_subcommand(app, argc, argv); !unknown.empty()) {
-    std::cerr << "luong: error: " << unknown << "\n";
-    return 2;  // a usage error, like every other one
-  }
-  if (const std::string problem = launcher_problem(argc, argv); !problem.empty()) {
+  luong::cli::refuse_clamped_integers(app);
+  luong::cli::format_usage_errors(app, argc, argv);
+  for (const std::string& usage :
+       {luong::cli::unknown_subcommand(app, argc, argv), luong::cli::unknown_option(app, argc, argv)})
+    if (!usage.empty()) {
+      std::cerr << "luong: error: " << usage << "\n";
+      return 2;  // a usage error, like every other one
+    }
+  if (const std::string problem = luong::cli::launcher_problem(argc, argv); !problem.empty()) {
     std::cerr << "luong: error: " << problem << "\n";
     return 1;
   }

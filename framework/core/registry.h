@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "framework/core/error.h"
+#include "framework/core/suggest.h"
 
 namespace luong {
 
@@ -30,7 +31,7 @@ class Registry {
     if (it == entries_.end()) {
       std::string known;
       for (auto& [k, _] : entries_) known += (known.empty() ? "" : ", ") + k;
-      LUONG_FAIL("unknown name '", name, "' (registered: ", known, ")");
+      LUONG_FAIL("unknown name '", name, "' (registered: ", known, ")", did_you_mean(name, names()));
     }
     return it->second.factory;
   }

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "framework/core/error.h"
+#include "framework/core/suggest.h"
 
 namespace luong {
 namespace {
@@ -147,7 +148,11 @@ std::string ConfigSchema::unknown_key_message(const std::string& path) const {
   std::string sec = parent_of(path);
   while (!sec.empty() && !is_section(sec)) sec = parent_of(sec);
   const std::string where = sec.empty() ? "valid top-level keys" : "valid keys under '" + sec + "'";
-  return str("unknown key '", path, "' (", where, ": ", join_names(children(sec)), ")");
+  // The typo is in the first name below that section: "trian.lr" is a misspelt section, "train.max_step" a key.
+  const std::string rest = sec.empty() ? path : path.substr(sec.size() + 1);
+  const std::string typed = rest.substr(0, rest.find('.'));
+  return str("unknown key '", path, "'", did_you_mean(typed, children(sec)), " (", where, ": ",
+             join_names(children(sec)), ")");
 }
 
 void ConfigSchema::validate(const KeySpec& spec, const ConfigValue& value, const std::string& where) const {
@@ -167,7 +172,8 @@ void ConfigSchema::validate(const KeySpec& spec, const ConfigValue& value, const
     std::vector<std::string> allowed = spec.choices;
     if (spec.registered) allowed = spec.registered();
     if ((!spec.choices.empty() || spec.registered) && std::find(allowed.begin(), allowed.end(), s) == allowed.end())
-      LUONG_FAIL(where, spec.path, ": '", printable_excerpt(s), "' is not one of: ", join_names(allowed));
+      LUONG_FAIL(where, spec.path, ": '", printable_excerpt(s), "' is not one of: ", join_names(allowed),
+                 did_you_mean(s, allowed));
   }
   if (spec.check) {
     const std::string err = spec.check(value);

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "framework/core/error.h"
+#include "framework/core/suggest.h"
 #include "framework/io/config_schema.h"
 #include "framework/io/config_value.h"
 #include "framework/io/read_file.h"
@@ -105,8 +106,9 @@ class SpecReader {
       bool known = false;
       for (const auto& v : valid) known = known || v == k;
       if (!known)
-        fail(it->first, "", str("unknown key '", printable(path), "' (valid keys",
-                                section.empty() ? "" : " under '" + section + "'", ": ", join_names(valid), ")"));
+        fail(it->first, "",
+             str("unknown key '", printable(path), "'", did_you_mean(k, valid), " (valid keys",
+                 section.empty() ? "" : " under '" + section + "'", ": ", join_names(valid), ")"));
       if (!seen.insert(k).second) fail(it->first, "", str("duplicate key '", path, "'"));
     }
   }

@@ -500,8 +500,37 @@ TEST_F(CliInputChecks, EvalDoesNotOfferTranslateOnlyOptions) {
 TEST_F(CliInputChecks, MistypedSubcommandIsNamed) {
   const RunResult r = run_luong("trian --config x.yaml");
   EXPECT_EQ(r.status, 2) << r.output;  // a usage error, like an unknown option
-  EXPECT_TRUE(has(r, "unknown subcommand 'trian'")) << r.output;
+  EXPECT_TRUE(has(r, "unknown subcommand 'trian'; did you mean 'train'?")) << r.output;
   EXPECT_TRUE(has(r, "train, translate")) << r.output;  // the valid ones, sorted
+}
+
+// CLI11 checks required options before unknown ones: `train --config c.yaml --chekpoint x` said "--run-dir is
+// required", hiding the typo. The misspelt option is named first, with the closest valid one when near.
+TEST_F(CliInputChecks, MistypedOptionIsNamedBeforeMissingOnes) {
+  RunResult r = run_luong("eval --chekpoint " + ckpt_ + " --src " + src_ + " --ref " + ref_);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r, "luong: error: unknown option '--chekpoint' for luong eval; did you mean '--checkpoint'?"))
+      << r.output;
+  EXPECT_FALSE(has(r, "required")) << r.output;
+  r = run_luong("train --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dirr=" + dir_ + "/x");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r, "unknown option '--run-dirr' for luong train; did you mean '--run-dir'?")) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/x"));
+  r = run_luong("sweep spec.yaml --qqqqqq");  // nothing near: no guess
+  EXPECT_TRUE(has(r, "unknown option '--qqqqqq' for luong sweep (see luong sweep --help)")) << r.output;
+  r = run_luong("--versoin");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r, "unknown option '--versoin' for luong; did you mean '--version'?")) << r.output;
+  // After `--` words are arguments: CLI11 then reports the extra argument, in luong's form.
+  r = run_luong("bleu " + ref_ + " -- --chekpoint");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_FALSE(has(r, "unknown option")) << r.output;
+  EXPECT_TRUE(has(r, "luong: error: The following argument was not expected: --chekpoint (see luong bleu --help)"))
+      << r.output;
+  // CLI11's own errors read the same way.
+  r = run_luong("translate");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(has(r, "luong: error: --checkpoint is required (see luong translate --help)")) << r.output;
 }
 
 // One status for every command-line usage error (CLI11 alone would give 105, 106, 109, ...): 2.

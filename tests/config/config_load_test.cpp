@@ -57,13 +57,15 @@ TEST(ConfigLoad, ValuesOfEveryType) {
 TEST(ConfigLoad, UnknownNestedKeyNamesPathLineAndValidKeys) {
   TempDir dir;
   const std::string f = dir.file("c.yaml", "seed: 1\nmodel:\n  layers: 3\n  layerz: 4\n");
-  EXPECT_ERROR_HAS(Config::load_file(small_schema(), f), "c.yaml:4", "unknown key 'model.layerz'",
+  EXPECT_ERROR_HAS(Config::load_file(small_schema(), f), "c.yaml:4",
+                   "unknown key 'model.layerz'; did you mean 'layers'?",
                    "valid keys under 'model': layers, dropout, input_feeding, attention");
 }
 
 TEST(ConfigLoad, UnknownTopLevelKeyListsTopLevelKeys) {
   EXPECT_ERROR_HAS(Config::load_string(small_schema(), "modle:\n  layers: 3\n", "x.yaml"), "x.yaml:1",
-                   "unknown key 'modle'", "valid top-level keys: seed, model, train, optim, data");
+                   "unknown key 'modle'; did you mean 'model'?",
+                   "valid top-level keys: seed, model, train, optim, data");
 }
 
 TEST(ConfigLoad, WrongTypeNamesPathExpectedTypeAndValue) {

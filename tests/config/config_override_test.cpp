@@ -64,8 +64,10 @@ TEST(ConfigOverride, UnknownKeysSectionsAndMalformedAssignments) {
   Config c(schema());
   EXPECT_ERROR_HAS(c.set("model.layerz=3"), "--set model.layerz=3", "unknown key 'model.layerz'",
                    "valid keys under 'model': layers, dropout, input_feeding, deep");
-  EXPECT_ERROR_HAS(c.set("model.deep.nam=3"), "valid keys under 'model.deep': name");
-  EXPECT_ERROR_HAS(c.set("nosuch.key=3"), "unknown key 'nosuch.key'", "valid top-level keys: seed, model, optim");
+  EXPECT_ERROR_HAS(c.set("model.deep.nam=3"), "did you mean 'name'?", "valid keys under 'model.deep': name");
+  // A misspelt section is matched against the sections and keys at its level.
+  EXPECT_ERROR_HAS(c.set("modl.layers=3"), "unknown key 'modl.layers'; did you mean 'model'?");
+  EXPECT_ERROR_HAS(c.set("nosuch.key=3"), "unknown key 'nosuch.key' (", "valid top-level keys: seed, model, optim");
   EXPECT_ERROR_HAS(c.set("model=3"), "'model' is a section", "layers");
   EXPECT_ERROR_HAS(c.set("model.layers"), "expected key=value");
   EXPECT_ERROR_HAS(c.set("=3"), "expected key=value");

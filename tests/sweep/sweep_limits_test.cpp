@@ -119,9 +119,10 @@ TEST(SweepLimits, RepeatedKeysAreErrors) {
 
 TEST(SweepLimits, UnknownOrBadFixedOverrideIsASpecError) {
   const ConfigSchema schema = nmt::nmt_schema();
-  EXPECT_ERROR_HAS(check_spec_keys(parse("overrides:\n  optim.lrr: 0.1\ngrid: {model.layers: [1, 2]}\n"), schema),
-                   "sweep spec specs/s.yaml:3: overrides.optim.lrr: unknown key 'optim.lrr' (valid keys under "
-                   "'optim': name, lr,");
+  EXPECT_ERROR_HAS(
+      check_spec_keys(parse("overrides:\n  optim.lrr: 0.1\ngrid: {model.layers: [1, 2]}\n"), schema),
+      "sweep spec specs/s.yaml:3: overrides.optim.lrr: unknown key 'optim.lrr'; did you mean 'lr'? (valid keys under "
+      "'optim': name, lr,");
   EXPECT_ERROR_HAS(check_spec_keys(parse("overrides:\n  optim: {lr: 0}\n"), schema),
                    "sweep spec specs/s.yaml:3: overrides.optim.lr: value 0.0 is out of range (0, inf)");
   EXPECT_ERROR_HAS(check_spec_keys(parse("overrides:\n  model.layers: two\n"), schema),

@@ -114,7 +114,8 @@ TEST(SweepSpec, ErrorsNameFileLineAndKey) {
     std::string body, expected;
   };
   const Case cases[] = {
-      {"grdi: {optim.lr: [1]}\n", "specs/s.yaml:2: unknown key 'grdi' (valid keys: base, overrides, grid"},
+      {"grdi: {optim.lr: [1]}\n",
+       "specs/s.yaml:2: unknown key 'grdi'; did you mean 'grid'? (valid keys: base, overrides, grid"},
       {"grid: {optim.lr: []}\n", "specs/s.yaml:2: grid.optim.lr: has no values"},
       {"grid: {}\n", "specs/s.yaml:2: grid: is empty"},
       {"grid:\n", "specs/s.yaml:2: grid: is empty"},  // nothing after it: not a sweep of the base alone
@@ -132,7 +133,7 @@ TEST(SweepSpec, ErrorsNameFileLineAndKey) {
       {"random: {samples: 2, params: {optim.lr: {loguniform: [0, 1]}}}\n", "loguniform needs lo > 0"},
       {"random: {samples: 2, params: {optim.lr: {choice: []}}}\n", "choice needs a non-empty list"},
       {"random: {samples: 2, sed: 3, params: {optim.lr: {choice: [1]}}}\n",
-       "unknown key 'random.sed' (valid keys under 'random': samples, seed, params)"},
+       "unknown key 'random.sed'; did you mean 'seed'? (valid keys under 'random': samples, seed, params)"},
       {"metric: accuracy\n", "metric: unknown metric 'accuracy' (valid: valid_ppl, bleu, tokens_per_s, wall_s)"},
       {"mode: lowest\n", "mode: expected min or max, got 'lowest'"},
       {"parallel: 0\n", "parallel: must be at least 1"},
