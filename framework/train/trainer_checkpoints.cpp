@@ -1,0 +1,311 @@
+// The Trainer's checkpoints: which one a run resumes from (agreed by every rank) and restoring it, and
+// writing one (every rank gathers its state, rank 0 writes, retention after). The step loop, validation and
+// the schedule of saves are in trainer.cpp.
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "framework/dist/checksum.h"
+#include "framework/dist/parameter_sync.h"
+#include "framework/io/checkpoint.h"
+#include "framework/io/checkpoint_dir.h"
+#include "framework/ops/tensor_math.h"
+#include "framework/train/trainer.h"
+
+namespace luong {
+namespace {
+
+// A loader's message about the checkpoint at `path`, naming the path once: the reader's messages start
+// with "checkpoint <path>: ...", those of the task, optimizer or iterator do not.
+std::string about_checkpoint(const std::string& path, const std::string& what) {
+  return what.find(path) != std::string::npos ? what : "checkpoint " + path + ": " + what;
+}
+
+std::string skipped_message(const std::string& path, const std::string& reason) {
+  return "warning: skipping " + about_checkpoint(path, reason);
+}
+
+// The first floating-point tensor of `state` that holds a NaN or an infinity, or "" when there is none.
+std::string first_non_finite(const StateDict& state) {
+  for (const auto& [name, t] : state.tensors)
+    if ((t.dtype() == DType::f32 || t.dtype() == DType::f64) && !std::isfinite(sum_squares(t))) return name;
+  return "";
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
+}  // namespace
+
+std::optional<Checkpoint> Trainer::checkpoint_to_resume() {
+  if (opt_.resume.empty()) return std::nullopt;
+  if (opt_.resume != "auto") return load_checkpoint(opt_.resume);  // an explicit path must load: errors propagate
+  // A checkpoint that loads but holds only a model (luong average's output saved as ckpt-<step>.h5) cannot be
+  // resumed: skipped like a damaged one, so that the run continues from the newest that can.
+  LatestCheckpoint latest = find_latest_valid(opt_.run_dir, [](const Checkpoint& c) {
+    return c.state.ints.contains("trainer/step") ? std::string()
+                                                 : "it has no trainer state (an averaged or exported model)";
+  });
+  for (const auto& s : latest.skipped) {
+    say(skipped_message(s.path, s.reason));
+    skipped_on_resume_.push_back(s.path);
+  }
+  if (latest.checkpoint) return std::move(latest.checkpoint);
+  if (latest.skipped.empty()) return std::nullopt;  // nothing saved yet: a fresh start
+  // Step checkpoints exist but none loads. Starting over would overwrite the run's history (and best.h5):
+  // resume from best.h5 if that loads, else stop and let the user decide.
+  const std::string best = best_checkpoint_path(opt_.run_dir);
+  if (std::filesystem::exists(best)) {
+    try {
+      Checkpoint c = load_checkpoint(best);
+      say("warning: no step checkpoint in " + opt_.run_dir + " loads; resuming from " + best);
+      return c;
+    } catch (const Error& e) {
+      say(skipped_message(best, e.what()));
+    }
+  }
+  std::string names;
+  for (const auto& s : latest.skipped) names += (names.empty() ? "" : ", ") + s.path;
+  LUONG_FAIL("--resume auto: ", opt_.run_dir, " holds checkpoints but none loads (", names,
+             "; reasons above). Move them away to start this run over, or resume from a checkpoint path.");
+}
+
+Trainer::ConfigChanges Trainer::config_changes_since(const Checkpoint& ckpt) const {
+  ConfigChanges out;
+  const auto saved = ckpt.state.strings.find("config");
+  if (!opt_.config_changes || saved == ckpt.state.strings.end()) return out;
+  const auto world = ckpt.metadata.find("world_size");
+  const int64_t saved_world = world == ckpt.metadata.end() ? group_.size() : std::stoll(world->second);
+  for (const std::string& c : opt_.config_changes(saved->second, saved_world)) {
+    if (!c.empty() && c[0] == '=') {
+      out.limits.push_back(c.substr(1));
+    } else {
+      out.others.push_back(c);
+    }
+  }
+  return out;
+}
+
+void Trainer::warn_about_config_changes(const Checkpoint& ckpt) {
+  const ConfigChanges c = config_changes_since(ckpt);
+  if (!c.limits.empty()) say("resuming with changed limits: " + joined(c.limits));
+  if (!c.others.empty())
+    say("warning: resuming with a changed config (the run is no longer the same as an uninterrupted one): " +
+        joined(c.others));
+}
+
+// Every process must resume from the same step. A rank that cannot see the run directory (node-local
+// storage on a multi-node job) used to start over while the others resumed, and the first collective then
+// hung until the watchdog; a rank that failed to read its checkpoint left the others waiting likewise. One
+// all-reduce of each rank's finding, then every rank fails with the same explanation, or none does.
+void Trainer::agree_on_resume(const std::optional<Checkpoint>& ckpt, const std::exception_ptr& error) {
+  const int world = group_.size(), rank = group_.rank();
+  constexpr int64_t kFailed = -1, kFresh = 0, kNoStep = -2;  // else the checkpoint's step + 1
+  std::vector<int64_t> found(static_cast<size_t>(world), 0);
+  int64_t mine = kFresh;
+  if (error) {
+    mine = kFailed;
+  } else if (ckpt) {
+    const auto step = ckpt->state.ints.find("trainer/step");
+    mine = step == ckpt->state.ints.end() ? kNoStep : step->second + 1;
+  }
+  found[static_cast<size_t>(rank)] = mine;
+  group_.all_reduce_scalars(found);
+  if (error) std::rethrow_exception(error);
+  std::string failed, each;
+  bool agree = true;
+  for (int r = 0; r < world; ++r) {
+    const int64_t f = found[static_cast<size_t>(r)];
+    if (f == kFailed) failed += (failed.empty() ? "" : ", ") + std::to_string(r);
+    agree = agree && f == found[0];
+    each += str(r == 0 ? "" : ", ", "rank ", r, ": ",
+                f == kFailed   ? std::string("cannot read its checkpoint")
+                : f == kFresh  ? std::string("no checkpoint")
+                : f == kNoStep ? std::string("a checkpoint without a step")
+                               : str("step ", f - 1));
+  }
+  if (!failed.empty())
+    LUONG_FAIL("cannot resume: rank(s) ", failed, " could not read their checkpoint (that process printed why)");
+  if (!agree)
+    LUONG_FAIL("the processes disagree on where to resume (", each, "): every process must see the same run ",
+               "directory ", opt_.run_dir, " (a shared file system) and the same --resume");
+}
+
+// Step checkpoints after the one resumed from are either another branch of this run (resumed here from an
+// earlier checkpoint by path) or files --resume auto could not use. Retention keeps the highest steps, so it
+// would delete this run's new checkpoints in their favour, and the next --resume auto would continue from
+// them. A branch is refused; the skipped files are renamed <name>.skipped (kept, out of the listing).
+void Trainer::check_no_later_checkpoints(const std::string& resumed_from) {
+  if (opt_.run_dir.empty()) return;
+  std::string branch;
+  for (const CheckpointFile& f : list_checkpoints(opt_.run_dir)) {
+    if (f.step <= step_ || f.path == resumed_from) continue;
+    if (std::find(skipped_on_resume_.begin(), skipped_on_resume_.end(), f.path) == skipped_on_resume_.end()) {
+      branch += (branch.empty() ? "" : ", ") + f.path;
+      continue;
+    }
+    // A free name: an earlier .skipped file stays as it was.
+    std::string aside = f.path + ".skipped";
+    std::error_code ec;
+    for (int n = 2; std::filesystem::exists(std::filesystem::symlink_status(aside, ec)); ++n)
+      aside = str(f.path, ".skipped.", n);
+    if (std::rename(f.path.c_str(), aside.c_str()) == 0) {
+      say(str("warning: moved ", f.path, " (skipped above) to ", aside,
+              ": left in place it would outrank this run's new checkpoints"));
+    } else if (const int err = errno; std::filesystem::exists(std::filesystem::symlink_status(f.path, ec))) {
+      // Still there (not moved by another rank): retention would delete this run's checkpoints in its favour.
+      LUONG_FAIL("cannot move ", f.path, " (skipped above) out of the way to ", aside, ": ", std::strerror(err),
+                 "; move it away by hand and resume again");
+    }
+  }
+  if (!branch.empty())
+    LUONG_FAIL("--run-dir ", opt_.run_dir, " holds checkpoints after step ", step_, " (", branch, "): resuming from ",
+               resumed_from, " here would branch the run, and keeping the newest checkpoints would then delete this ",
+               "run's in their favour. Resume the newest with --resume auto, move the later ones away, or resume into ",
+               "another --run-dir");
+}
+
+void Trainer::resume() {
+  std::optional<Checkpoint> ckpt;
+  if (group_.size() == 1) {
+    ckpt = checkpoint_to_resume();
+  } else {
+    std::exception_ptr error;
+    try {
+      ckpt = checkpoint_to_resume();
+    } catch (const Error&) {
+      error = std::current_exception();
+    }
+    agree_on_resume(ckpt, error);
+  }
+  if (!ckpt) {
+    // A fresh run: every rank starts from rank 0's parameters.
+    if (group_.size() > 1) broadcast_parameters(task_.parameters(), group_);
+    if (is_root() && !opt_.run_dir.empty()) metrics_.open(opt_.run_dir + "/metrics.jsonl", 0);
+    return;
+  }
+  const StateDict& s = ckpt->state;
+  const auto world = ckpt->metadata.find("world_size");
+  const std::string saved_world = world == ckpt->metadata.end() ? "" : world->second;
+  try {
+    task_.load_state(s, ckpt->path);
+    optimizer_.load_state(s.sub("optim"));
+    optimizer_.fit_state_to(task_.parameters());
+    schedule_.load_state(s.sub("schedule"));
+    const StateDict t = s.sub("trainer");
+    step_ = t.ints.at("step");
+    epochs_completed_ = t.ints.at("epochs_completed");
+    bad_validations_ = t.ints.at("bad_validations");
+    bad_steps_ = t.ints.at("bad_steps");
+    best_valid_ppl_ = t.floats.at("best_valid_ppl");
+  } catch (const std::out_of_range&) {
+    LUONG_FAIL("cannot resume from ", ckpt->path, ": it has no trainer state (an averaged or exported model, not a ",
+               "training checkpoint)");
+  } catch (const Error& e) {
+    const bool other_world = !saved_world.empty() && saved_world != std::to_string(group_.size());
+    // The config keys that differ from the checkpoint's usually say why (model.layers: 2 -> 1): those that
+    // shape what is loaded (the model, the vocabularies, the optimizer), not paths or rates.
+    std::vector<std::string> shaping;
+    for (const std::string& c : config_changes_since(*ckpt).others) {
+      static const char* const kShaping[] = {"model.",
+                                             "optim.name:",
+                                             "data.src_vocab_size:",
+                                             "data.tgt_vocab_size:",
+                                             "data.min_freq:",
+                                             "data.lowercase:",
+                                             "data.max_len:",
+                                             "data.pool_batches:",
+                                             "train.batch_size:",
+                                             "train.batch_by:"};  // the model, vocabularies, optimizer, data position
+      bool shapes_state = false;
+      for (const char* k : kShaping) shapes_state = shapes_state || c.rfind(k, 0) == 0;
+      if (shapes_state) shaping.push_back(c);
+    }
+    const std::string changed = joined(shaping);
+    LUONG_FAIL("cannot resume from ", about_checkpoint(ckpt->path, e.what()),
+               other_world ? str(" (it was written by ", saved_world, " process(es), this run has ", group_.size(), ")")
+                           : std::string(),
+               changed.empty() ? std::string() : "; the config differs from the checkpoint's: " + changed);
+  }
+  LUONG_CHECK(step_ >= 0 && epochs_completed_ >= 0, "cannot resume from ", ckpt->path, ": invalid trainer state (step ",
+              step_, ", epochs ", epochs_completed_, ")");
+  // 0 means "not validated yet"; a NaN would make every later validation "no improvement" (no best.h5 again).
+  LUONG_CHECK(std::isfinite(best_valid_ppl_) && best_valid_ppl_ >= 0.0, "cannot resume from ", ckpt->path,
+              ": invalid trainer state (best validation perplexity ", best_valid_ppl_, ")");
+  // The same step is not the same checkpoint: stale node-local copies, or another --run-dir or --resume
+  // on some rank, would train replicas that differ from the first step on, with nothing to notice it.
+  if (group_.size() > 1)
+    check_same_on_all_ranks(group_, tensor_checksum(task_.parameters().data()),
+                            str("the processes resumed from different checkpoints (rank ", group_.rank(), " loaded ",
+                                ckpt->path, "); every process must resume from the same file"));
+  last_saved_step_ = step_;
+  // Whether the checkpointed step's validation had run: a checkpoint written at the last step of an epoch
+  // precedes the epoch's validation, which the resumed run must then do (once). Older checkpoints do not
+  // say; their step's validation, if due, is taken as done.
+  const auto saved_valid = s.ints.find("trainer/last_valid_step");
+  last_valid_step_ = saved_valid != s.ints.end() ? saved_valid->second : step_;
+  check_no_later_checkpoints(ckpt->path);  // before metrics.jsonl is cut back to this step
+  summary_.resumed_from = ckpt->path;
+  say("resumed from " + ckpt->path + " at step " + std::to_string(step_));
+  warn_about_config_changes(*ckpt);
+  if (is_root() && !opt_.run_dir.empty()) metrics_.open(opt_.run_dir + "/metrics.jsonl", step_, last_valid_step_);
+}
+
+void Trainer::save_checkpoint_now(bool best) {
+  if (opt_.run_dir.empty() || last_saved_step_ == step_) return;
+  if (bad_steps_ > 0) {  // the last step was skipped as diverged: its parameters are not worth keeping
+    say(str("warning: no checkpoint at step ", step_, ": its loss was not finite"));
+    return;
+  }
+  const auto started = progress_.elapsed_s();
+  // Every rank takes part in gathering state (collectives inside the task are allowed); rank 0 writes.
+  StateDict state;
+  StateDict part;
+  task_.save_state(part);
+  state.merge(part, "");  // the task's entries (model/, data/, vocab/) sit at the root
+  part = {};
+  optimizer_.state_view(part);  // written below, before any further step
+  state.merge(part, "optim");
+  part = {};
+  schedule_.state(part);
+  state.merge(part, "schedule");
+  state.ints["trainer/step"] = step_;
+  state.ints["trainer/epochs_completed"] = epochs_completed_;
+  state.ints["trainer/bad_validations"] = bad_validations_;
+  state.ints["trainer/bad_steps"] = bad_steps_;
+  state.ints["trainer/last_valid_step"] = last_valid_step_;
+  state.floats["trainer/best_valid_ppl"] = best_valid_ppl_;
+  for (const auto& [k, v] : opt_.checkpoint_strings) state.strings[k] = v;
+  last_saved_step_ = step_;
+  if (!is_root()) return;
+  // Never write NaN or infinite weights or optimizer state: such a file would rotate good checkpoints out
+  // and could become best.h5 or the one --resume auto picks.
+  if (const std::string bad = first_non_finite(state); !bad.empty()) {
+    say(str("warning: no checkpoint at step ", step_, ": '", bad, "' holds NaN or infinite values"));
+    return;
+  }
+  auto meta = task_.checkpoint_metadata();
+  meta["world_size"] = std::to_string(group_.size());
+  // LUONG_TEST_CHECKPOINT_DELAY_MS slows every entry of a write down, so tests can kill a run in the middle
+  // of one (the crash-safety guarantee is that the previous checkpoint survives).
+  CheckpointEntryHook hook;
+  if (const char* d = std::getenv("LUONG_TEST_CHECKPOINT_DELAY_MS")) {
+    const int ms = std::atoi(d);
+    hook = [ms](const std::string&) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); };
+  }
+  save_checkpoint(checkpoint_path(opt_.run_dir, step_), state, meta, hook);
+  if (best) mark_best(opt_.run_dir, step_);  // only right after the validation that improved, at its step
+  if (opt_.keep_checkpoints > 0) apply_retention(opt_.run_dir, opt_.keep_checkpoints);
+  outside_training_s_ += progress_.elapsed_s() - started;
+}
+
+}  // namespace luong
