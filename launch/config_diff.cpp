@@ -1,6 +1,7 @@
 #include "launch/config_diff.h"
 
 #include <map>
+#include <optional>
 
 #include "framework/core/error.h"
 #include "framework/io/config_leaves.h"
@@ -19,13 +20,21 @@ bool keeps_steps_identical(const std::string& key) {
   return key.rfind("eval.", 0) == 0;
 }
 
-// The global batch (per-process batch x processes) is what a step sees: 2 x 8 sentences train as 1 x 16.
-bool same_global_batch(const std::string& old_value, const std::string& new_value, int64_t old_world,
-                       int64_t new_world) {
+// Keys added after checkpoints were first written, with the value that trains as luong did before the key
+// existed: a saved config without the key and a current one with that value are the same run.
+bool same_as_absent(const std::string& key, const std::string& value) {
+  return key == "train.accumulate" && value == "1";
+}
+
+// The global batch a step sees: per-process batch x processes x accumulated parts (2 processes x 8 sentences
+// train as 1 x 16, and as 1 x 8 accumulated twice). Empty when the config does not give the batch size.
+std::optional<int64_t> global_batch(const std::map<std::string, std::string>& leaves, int64_t world) {
+  const auto batch = leaves.find("train.batch_size"), parts = leaves.find("train.accumulate");
+  if (batch == leaves.end()) return std::nullopt;
   try {
-    return std::stoll(old_value) * old_world == std::stoll(new_value) * new_world;
+    return std::stoll(batch->second) * world * (parts == leaves.end() ? 1 : std::stoll(parts->second));
   } catch (const std::exception&) {
-    return false;
+    return std::nullopt;
   }
 }
 
@@ -34,24 +43,27 @@ bool same_global_batch(const std::string& old_value, const std::string& new_valu
 std::vector<std::string> config_changes(const std::string& saved, const std::string& current, int64_t saved_world,
                                         int64_t current_world) {
   const auto before = config_leaves(saved), after = config_leaves(current);
+  const std::optional<int64_t> global_before = global_batch(before, saved_world),
+                               global_after = global_batch(after, current_world);
+  const bool same_global = global_before && global_before == global_after;
   std::vector<std::string> out;
   auto add = [&](const std::string& key, const std::string& old_value, const std::string& new_value) {
     const bool same_steps =
-        keeps_steps_identical(key) ||
-        (key == "train.batch_size" && same_global_batch(old_value, new_value, saved_world, current_world));
+        keeps_steps_identical(key) || ((key == "train.batch_size" || key == "train.accumulate") && same_global);
     out.push_back((same_steps ? "=" : "") + key + ": " + old_value + " -> " + new_value);
   };
   // The data position is counted in global batches: with the per-process batch unchanged, another number
-  // of processes changes the global batch, and the resumed run sees other batches than the original would.
+  // of processes changes the global batch (unless train.accumulate makes up for it), and the resumed run
+  // sees other batches than the original would.
   const auto batch_before = before.find("train.batch_size"), batch_after = after.find("train.batch_size");
-  if (saved_world != current_world && batch_before != before.end() && batch_after != after.end() &&
+  if (saved_world != current_world && !same_global && batch_before != before.end() && batch_after != after.end() &&
       batch_before->second == batch_after->second)
     out.push_back(str("processes: ", saved_world, " -> ", current_world, " with train.batch_size ",
                       batch_after->second, " per process (the global batch changes)"));
   for (const auto& [key, value] : after) {
     const auto it = before.find(key);
     if (it == before.end()) {
-      if (!before.empty()) add(key, "(absent)", value);
+      if (!before.empty() && !same_as_absent(key, value)) add(key, "(absent)", value);
     } else if (it->second != value) {
       add(key, it->second, value);
     }

@@ -29,9 +29,12 @@ class TrainTask {
   virtual FlatParameters& parameters() = 0;
   // Moves to the next batch; false at the end of an epoch (the next call starts the next epoch).
   virtual bool next_batch() = 0;
-  // Forward and backward of the SUMMED token loss on the current batch: gradients accumulate into
-  // parameters().grad(); the trainer divides by the global token count afterwards.
-  virtual StepResult forward_backward() = 0;
+  // How many parts the current batch is trained in (gradient accumulation; 1 without): the trainer runs
+  // forward_backward on parts 0 .. batch_parts() - 1, the gradients summing up, then takes one step.
+  virtual int batch_parts() const { return 1; }
+  // Forward and backward of the SUMMED token loss on part `part` of the current batch: gradients accumulate
+  // into parameters().grad(); the trainer divides by the global token count afterwards.
+  virtual StepResult forward_backward(int part) = 0;
   virtual ValidationResult validate() = 0;
   virtual bool has_validation() const = 0;
   virtual int64_t epoch() const = 0;              // the epoch in progress, from 1

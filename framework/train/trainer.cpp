@@ -113,7 +113,15 @@ void Trainer::log_train(double grad_norm, double lr) {
 void Trainer::train_step() {
   FlatParameters& params = task_.parameters();
   params.zero_grad();
-  const StepResult r = task_.forward_backward();
+  // Gradient accumulation: the parts' gradients sum up locally, and only the last part's backward hands its
+  // buckets to the reducer, whose all-reduce then carries the sum of every part (one all-reduce a step).
+  StepResult r;
+  const int parts = task_.batch_parts();
+  for (int part = 0; part < parts; ++part) {
+    if (reducer_) reducer_->set_sync_enabled(part == parts - 1);
+    const StepResult p = task_.forward_backward(part);
+    r.loss_sum += p.loss_sum, r.tokens += p.tokens, r.sentences += p.sentences;
+  }
   last_step_epoch_ = task_.epoch();
   if (reducer_) reducer_->finish();
   // Token-weighted averaging: the gradient is a sum over this rank's tokens; summing over ranks and

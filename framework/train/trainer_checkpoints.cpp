@@ -97,7 +97,7 @@ Trainer::ConfigChanges Trainer::config_changes_since(const Checkpoint& ckpt) con
 
 void Trainer::warn_about_config_changes(const Checkpoint& ckpt) {
   const ConfigChanges c = config_changes_since(ckpt);
-  if (!c.limits.empty()) say("resuming with changed limits: " + joined(c.limits));
+  if (!c.limits.empty()) say("resuming with changed settings that keep the run's steps: " + joined(c.limits));
   if (!c.others.empty())
     say("warning: resuming with a changed config (the run is no longer the same as an uninterrupted one): " +
         joined(c.others));
@@ -216,16 +216,10 @@ void Trainer::resume() {
     // shape what is loaded (the model, the vocabularies, the optimizer), not paths or rates.
     std::vector<std::string> shaping;
     for (const std::string& c : config_changes_since(*ckpt).others) {
-      static const char* const kShaping[] = {"model.",
-                                             "optim.name:",
-                                             "data.src_vocab_size:",
-                                             "data.tgt_vocab_size:",
-                                             "data.min_freq:",
-                                             "data.lowercase:",
-                                             "data.max_len:",
-                                             "data.pool_batches:",
-                                             "train.batch_size:",
-                                             "train.batch_by:"};  // the model, vocabularies, optimizer, data position
+      static const char* const kShaping[] = {
+          "model.",           "optim.name:",   "data.src_vocab_size:", "data.tgt_vocab_size:", "data.min_freq:",
+          "data.lowercase:",  "data.max_len:", "data.pool_batches:",   "train.batch_size:",    "train.batch_by:",
+          "train.accumulate:"};  // the model, vocabularies, optimizer, data position
       bool shapes_state = false;
       for (const char* k : kShaping) shapes_state = shapes_state || c.rfind(k, 0) == 0;
       if (shapes_state) shaping.push_back(c);

@@ -101,6 +101,12 @@ void add_train(ConfigSchema& s) {
           1, 100000000);
   s.add_choice("train.batch_by", "sentences", {"sentences", "tokens"},
                "Unit of batch_size; tokens counts padded positions: sentences x max(src_len, tgt_len + 1).");
+  bounded(s.add_int("train.accumulate", 1,
+                    "Gradient accumulation: batches of batch_size whose gradients are summed before each optimizer "
+                    "step, so a step trains on batch_size x ranks x accumulate while holding the activations of one "
+                    "batch_size. One process with accumulate N takes the same steps as N processes (dropout "
+                    "included, up to float rounding)."),
+          1, 10000);
   bounded(s.add_int("train.max_steps", 0, "Stop after this many optimizer steps; 0 = no step limit."), 0);
   bounded(s.add_int("train.max_epochs", 10, "Stop after this many epochs; 0 = no epoch limit."), 0);
   bounded(s.add_int("train.valid_every", 0, "Validate every this many steps; 0 = at the end of every epoch."), 0);
@@ -262,6 +268,7 @@ NmtConfig nmt_config_from(const Config& c) {
   TrainConfig& t = n.train;
   t.batch_size = c.get_int("train.batch_size");
   t.batch_by = c.get_string("train.batch_by");
+  t.accumulate = c.get_int("train.accumulate");
   t.max_steps = c.get_int("train.max_steps");
   t.max_epochs = c.get_int("train.max_epochs");
   if (t.max_steps == 0 && t.max_epochs == 0)

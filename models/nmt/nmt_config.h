@@ -31,6 +31,7 @@ struct DataConfig {
 struct TrainConfig {
   int64_t batch_size = 64;            // sentences or tokens per batch per rank (see batch_by)
   std::string batch_by = "sentences"; // sentences | tokens
+  int64_t accumulate = 1;             // batches (parts of a global batch) summed per optimizer step
   int64_t max_steps = 0;              // 0 = no step limit
   int64_t max_epochs = 10;            // 0 = no epoch limit
   int64_t valid_every = 0;            // steps; 0 = at the end of every epoch

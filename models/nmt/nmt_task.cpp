@@ -97,12 +97,15 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   bo.seed = cfg.seed;
   bo.world_size = group.size();
   bo.rank = group.rank();
+  bo.accumulate = static_cast<int>(cfg.train.accumulate);
   iterator_ = std::make_unique<BatchIterator>(train_, bo);
   batches_per_epoch_ = iterator_->batches_in_epoch();
   // Padding is computed work that trains nothing: say how much the batching leaves (the first epoch's plan;
   // every epoch's is alike).
   const PlanPadding pad = iterator_->padding();
-  log(str("batches: ", batches_per_epoch_, " an epoch, pools sorted by ", cfg.data.sort_by, "; padding ",
+  const std::string parts =
+      bo.accumulate == 1 ? std::string() : str(" (each in ", bo.accumulate, " accumulated parts per process)");
+  log(str("batches: ", batches_per_epoch_, " an epoch", parts, ", pools sorted by ", cfg.data.sort_by, "; padding ",
           percent(pad.src_fraction()), " of source and ", percent(pad.tgt_fraction()), " of target positions"));
 
   ModelConfig mc = cfg.model;
@@ -131,12 +134,18 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
 }
 
 bool NmtTask::next_batch() {
-  batch_ = iterator_->next();
-  if (!batch_) return false;
+  std::optional<std::vector<Batch>> parts = iterator_->next_parts();
+  if (!parts) {
+    parts_.clear();
+    return false;
+  }
+  parts_ = std::move(*parts);
   if (device_.is_cuda()) {
-    batch_->src = batch_->src.to(device_);
-    batch_->tgt_in = batch_->tgt_in.to(device_);
-    batch_->tgt_out = batch_->tgt_out.to(device_);
+    for (Batch& b : parts_) {
+      b.src = b.src.to(device_);
+      b.tgt_in = b.tgt_in.to(device_);
+      b.tgt_out = b.tgt_out.to(device_);
+    }
   }
   return true;
 }
@@ -164,17 +173,20 @@ void check_attention_memory(const Batch& b, const Corpus& corpus, const NmtConfi
              ". Lower data.max_len (now ", cfg.data.max_len, ") or train.batch_size, or split the long lines.");
 }
 
-StepResult NmtTask::forward_backward() {
-  LUONG_CHECK(batch_.has_value(), "forward_backward() without a batch");
-  check_attention_memory(*batch_, *train_, cfg_, device_);
-  ++step_;
-  Generator dropout_gen(cfg_.seed + static_cast<uint64_t>(group_.rank()) * kRankStride,
-                        static_cast<uint64_t>(step_) << 32);
+StepResult NmtTask::forward_backward(int part) {
+  LUONG_CHECK(part >= 0 && part < batch_parts(), "forward_backward(", part, ") without that part of a batch (",
+              batch_parts(), " parts)");
+  const Batch& batch = parts_[static_cast<size_t>(part)];
+  check_attention_memory(batch, *train_, cfg_, device_);
+  if (part == 0) ++step_;
+  // The stream of the rank this part stands for (see the header): rank * accumulate + part.
+  const uint64_t stream_rank = static_cast<uint64_t>(group_.rank()) * parts_.size() + static_cast<uint64_t>(part);
+  Generator dropout_gen(cfg_.seed + stream_rank * kRankStride, static_cast<uint64_t>(step_) << 32);
   model_->train();
-  CrossEntropy ce = model_->forward_loss(batch_->src, lengths_of(batch_->src_lengths), batch_->tgt_in,
-                                         batch_->tgt_out, cfg_.train.label_smoothing, &dropout_gen);
+  CrossEntropy ce = model_->forward_loss(batch.src, lengths_of(batch.src_lengths), batch.tgt_in, batch.tgt_out,
+                                         cfg_.train.label_smoothing, &dropout_gen);
   ce.loss.backward();
-  return {ce.loss.data().item(), ce.tokens, batch_->sentences};
+  return {ce.loss.data().item(), ce.tokens, batch.sentences};
 }
 
 std::vector<double> evaluate_batch_losses(const NmtModel& model, const Corpus& corpus, int64_t batch_size,

@@ -2,7 +2,9 @@
 //
 // Random streams: parameters are initialised from Generator(seed); dropout in step s on rank r draws from
 // Generator(seed + r * kRankStride, s << 32), a pure function of (seed, rank, step). The dropout stream
-// therefore needs no saved state to resume exactly, and it differs per rank but is reproducible.
+// therefore needs no saved state to resume exactly, and it differs per rank but is reproducible. With
+// train.accumulate A, part m of rank r draws as rank r * A + m would: one process accumulating N parts
+// trains exactly as N processes do, dropout included.
 #pragma once
 #include <functional>
 #include <memory>
@@ -29,7 +31,8 @@ class NmtTask : public TrainTask {
 
   FlatParameters& parameters() override { return *flat_; }
   bool next_batch() override;
-  StepResult forward_backward() override;
+  int batch_parts() const override { return static_cast<int>(parts_.size()); }
+  StepResult forward_backward(int part) override;
   ValidationResult validate() override;
   bool has_validation() const override { return valid_ != nullptr; }
   int64_t epoch() const override { return iterator_->state().epoch + 1; }
@@ -55,7 +58,7 @@ class NmtTask : public TrainTask {
   std::unique_ptr<BatchIterator> iterator_;
   std::unique_ptr<NmtModel> model_;
   std::unique_ptr<FlatParameters> flat_;
-  std::optional<Batch> batch_;
+  std::vector<Batch> parts_;  // of the current step's batch: train.accumulate of them
   int64_t batches_per_epoch_ = 0;
   int64_t step_ = 0;  // steps taken, for the dropout stream
   std::function<void(const std::string&)> log_;

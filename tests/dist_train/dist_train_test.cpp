@@ -73,6 +73,27 @@ TEST_F(DistTrainTest, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
   EXPECT_GT(max_rel_diff(checkpoint_path(one, 5), checkpoint_path(one, 15)), 1e-3);
 }
 
+// Gradient accumulation: one process training each step's batch in 2 parts takes the steps of 2 processes,
+// dropout included (part m of rank r draws rank r x 2 + m's stream); and 2 processes accumulating 2 parts
+// each (the reducer syncing only the last part's backward) take the steps of one process in 4 parts.
+TEST_F(DistTrainTest, AccumulatedPartsEqualAsManyRanksDropoutIncluded) {
+  const std::string dropout = "--set model.dropout=0.3";
+  const std::string parts = fresh_dir("dist_acc_parts"), ranks = fresh_dir("dist_acc_ranks");
+  const RunResult r1 = run_luong(args(parts, 8, 15, dropout + " --set train.accumulate=2"));
+  ASSERT_EQ(r1.status, 0) << r1.output;
+  const RunResult r2 = run_mpi(args(ranks, 8, 15, dropout));
+  ASSERT_EQ(r2.status, 0) << r2.output;
+  EXPECT_LE(max_rel_diff(checkpoint_path(parts, 15), checkpoint_path(ranks, 15)), 1e-6);
+  const std::string four = fresh_dir("dist_acc_four"), both = fresh_dir("dist_acc_both");
+  const RunResult r4 = run_luong(args(four, 4, 15, dropout + " --set train.accumulate=4"));
+  ASSERT_EQ(r4.status, 0) << r4.output;
+  const RunResult rb = run_mpi(args(both, 4, 15, dropout + " --set train.accumulate=2"));
+  ASSERT_EQ(rb.status, 0) << rb.output;
+  EXPECT_LE(max_rel_diff(checkpoint_path(four, 15), checkpoint_path(both, 15)), 1e-6);
+  // The dropout streams are those of other ranks: 4 parts of 4 are not 2 parts of 8.
+  EXPECT_GT(max_rel_diff(checkpoint_path(four, 15), checkpoint_path(parts, 15)), 1e-4);
+}
+
 TEST_F(DistTrainTest, CheckpointsResumeAcrossWorldSizes) {
   const std::string straight = fresh_dir("dist_straight");
   ASSERT_EQ(run_luong(args(straight, 16, 20)).status, 0);

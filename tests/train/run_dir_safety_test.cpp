@@ -405,7 +405,8 @@ TEST_F(RunDirSafetyTest, ResumingWithAChangedConfigNamesTheChanges) {
   EXPECT_EQ(r.output.find("validation at step"), std::string::npos) << "--quiet keeps only warnings";
   const RunResult loud = run_luong(train_args(dir, "--resume auto --set train.max_steps=40 --set optim.lr=0.5"));
   ASSERT_EQ(loud.status, 0) << loud.output;
-  EXPECT_NE(loud.output.find("resuming with changed limits: train.max_steps: 30 -> 40"), std::string::npos)
+  EXPECT_NE(loud.output.find("resuming with changed settings that keep the run's steps: train.max_steps: 30 -> 40"),
+            std::string::npos)
       << loud.output;
   EXPECT_EQ(loud.output.find("warning: resuming with a changed config"), std::string::npos) << loud.output;
 }

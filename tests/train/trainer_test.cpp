@@ -37,7 +37,7 @@ class RegressionTask : public TrainTask {
     ++index_;
     return true;
   }
-  StepResult forward_backward() override {
+  StepResult forward_backward(int /*part*/) override {
     ++calls_;
     Variable xb = slice(x_, 0, (index_ - 1) * 8, 8), yb = slice(y_, 0, (index_ - 1) * 8, 8);
     Variable d = sub(matmul(xb, w_), yb);

@@ -8,10 +8,18 @@ BatchIterator::BatchIterator(std::shared_ptr<const Corpus> corpus, BatchingOptio
     : corpus_(std::move(corpus)), options_(options) {
   LUONG_CHECK(corpus_ != nullptr, "BatchIterator: no corpus");
   LUONG_CHECK(!corpus_->examples.empty(), "BatchIterator: the corpus has no examples (all lines empty or too long?)");
-  // Each process needs a pair of every global batch (batching.h): fewer pairs than processes make none.
-  LUONG_CHECK(static_cast<int64_t>(corpus_->examples.size()) >= options_.world_size, "the ", corpus_->examples.size(),
-              " training pairs cannot be shared by ", options_.world_size,
-              " processes (each needs at least one pair of every batch): use more data or fewer processes");
+  // Each process (each part of one, accumulating) needs a pair of every global batch (batching.h): fewer pairs
+  // than that make none.
+  LUONG_CHECK(options_.accumulate > 0, "BatchIterator: accumulate ", options_.accumulate, " is not a count of parts");
+  if (options_.accumulate == 1)
+    LUONG_CHECK(static_cast<int64_t>(corpus_->examples.size()) >= options_.world_size, "the ", corpus_->examples.size(),
+                " training pairs cannot be shared by ", options_.world_size,
+                " processes (each needs at least one pair of every batch): use more data or fewer processes");
+  else
+    LUONG_CHECK(static_cast<int64_t>(corpus_->examples.size()) >= options_.shards(), "the ", corpus_->examples.size(),
+                " training pairs cannot be shared by ", options_.world_size, " process(es) x train.accumulate ",
+                options_.accumulate, " parts (each needs at least one pair of every batch): use more data, fewer ",
+                "processes or a smaller train.accumulate");
 }
 
 const EpochPlan& BatchIterator::plan() {
@@ -36,7 +44,7 @@ void BatchIterator::set_state(const IteratorState& s) {
                "processes changed?");
 }
 
-std::optional<Batch> BatchIterator::next() {
+std::optional<std::vector<Batch>> BatchIterator::next_parts() {
   const EpochPlan& p = plan();
   if (state_.index >= static_cast<int64_t>(p.batches.size())) {
     state_ = {state_.epoch + 1, 0};
@@ -44,11 +52,26 @@ std::optional<Batch> BatchIterator::next() {
   }
   const std::vector<int64_t>& global = p.batches[static_cast<size_t>(state_.index)];
   ++state_.index;
-  Batch b = make_batch(*corpus_, shard_of(global, options_.rank, options_.world_size));
-  b.global_sentences = static_cast<int64_t>(global.size());
-  b.global_tgt_tokens = 0;
-  for (int64_t i : global) b.global_tgt_tokens += static_cast<int64_t>(corpus_->examples[static_cast<size_t>(i)].tgt.size()) + 1;
-  return b;
+  int64_t global_tgt_tokens = 0;
+  for (int64_t i : global)
+    global_tgt_tokens += static_cast<int64_t>(corpus_->examples[static_cast<size_t>(i)].tgt.size()) + 1;
+  std::vector<Batch> parts;
+  parts.reserve(static_cast<size_t>(options_.accumulate));
+  for (int m = 0; m < options_.accumulate; ++m) {
+    Batch b = make_batch(*corpus_, shard_of(global, options_.rank * options_.accumulate + m, options_.shards()));
+    b.global_sentences = static_cast<int64_t>(global.size());
+    b.global_tgt_tokens = global_tgt_tokens;
+    parts.push_back(std::move(b));
+  }
+  return parts;
+}
+
+std::optional<Batch> BatchIterator::next() {
+  LUONG_CHECK(options_.accumulate == 1, "BatchIterator::next() gives one part; with accumulate ", options_.accumulate,
+              " use next_parts()");
+  std::optional<std::vector<Batch>> parts = next_parts();
+  if (!parts) return std::nullopt;
+  return std::move(parts->front());
 }
 
 }  // namespace luong::nmt

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "models/nmt/data/batch.h"
 #include "models/nmt/data/batching.h"
@@ -23,8 +24,11 @@ class BatchIterator {
   BatchIterator(std::shared_ptr<const Corpus> corpus, BatchingOptions options);
 
   // This rank's shard of the next global batch, or nullopt when the epoch is over; the state then moves
-  // to (epoch + 1, 0), so the next call starts the next epoch.
+  // to (epoch + 1, 0), so the next call starts the next epoch. For options without accumulation.
   std::optional<Batch> next();
+  // The same with accumulation: this rank's options.accumulate parts of the next global batch (shards
+  // rank x accumulate + 0, 1, ... of options.shards(), each holding at least one pair), or nullopt.
+  std::optional<std::vector<Batch>> next_parts();
 
   IteratorState state() const { return state_; }
   void set_state(const IteratorState& state);  // throws if index is beyond that epoch's batches

@@ -23,7 +23,7 @@ void philox_shuffle(std::vector<T>& v, Generator& g) {
 
 // Greedy cut of a length-sorted pool into batches under the options' global budget.
 void cut_pool(const Corpus& c, const std::vector<int64_t>& pool, const BatchingOptions& o, EpochPlan& plan) {
-  const int64_t budget = o.batch_size * o.world_size;
+  const int64_t budget = o.batch_size * o.shards();
   std::vector<int64_t> cur;
   int64_t cur_max = 0;
   auto flush = [&] {
@@ -42,7 +42,7 @@ void cut_pool(const Corpus& c, const std::vector<int64_t>& pool, const BatchingO
       // A batch is closed only once it holds a pair for every rank: with a token budget too small for N
       // pairs, cutting earlier would make batches that cannot be sharded and are dropped, down to the whole
       // corpus. Such a batch goes over the budget instead, as a single pair longer than it does.
-      const bool shardable = static_cast<int64_t>(cur.size()) >= o.world_size;
+      const bool shardable = static_cast<int64_t>(cur.size()) >= o.shards();
       if (shardable && new_max * static_cast<int64_t>(cur.size() + 1) > budget) flush();
       cur.push_back(i);
       cur_max = std::max(cur_max, cost);
@@ -141,9 +141,18 @@ PlanPadding padding_of(const Corpus& corpus, const EpochPlan& plan) {
 }
 
 EpochPlan plan_epoch(const Corpus& corpus, const BatchingOptions& o, int64_t epoch) {
-  LUONG_CHECK(o.batch_size > 0 && o.pool_batches > 0 && o.world_size > 0 && o.rank >= 0 && o.rank < o.world_size,
+  LUONG_CHECK(o.batch_size > 0 && o.pool_batches > 0 && o.world_size > 0 && o.rank >= 0 && o.rank < o.world_size &&
+                  o.accumulate > 0,
               "batching: bad options (batch_size ", o.batch_size, ", pool_batches ", o.pool_batches, ", rank ", o.rank,
-              " of ", o.world_size, ")");
+              " of ", o.world_size, ", accumulate ", o.accumulate, ")");
+  // The pool's budget is a product of four settings, each bounded on its own: their product must fit.
+  int64_t shards = 0, pool_budget = 0;
+  if (__builtin_mul_overflow(static_cast<int64_t>(o.world_size), static_cast<int64_t>(o.accumulate), &shards) ||
+      __builtin_mul_overflow(o.batch_size, shards, &pool_budget) ||
+      __builtin_mul_overflow(pool_budget, o.pool_batches, &pool_budget))
+    LUONG_FAIL("batching: a pool of data.pool_batches (", o.pool_batches, ") x train.batch_size (", o.batch_size,
+               ") x processes (", o.world_size, ") x train.accumulate (", o.accumulate,
+               ") is beyond a 64-bit count; lower one of them");
   LUONG_CHECK(epoch >= 0, "batching: negative epoch ", epoch);
   const auto n = static_cast<int64_t>(corpus.examples.size());
   std::vector<int64_t> order(static_cast<size_t>(n));
@@ -154,7 +163,6 @@ EpochPlan plan_epoch(const Corpus& corpus, const BatchingOptions& o, int64_t epo
   auto by_length = [&](int64_t a, int64_t b) {
     return sorts_before(corpus.examples[static_cast<size_t>(a)], corpus.examples[static_cast<size_t>(b)], o.sort_key);
   };
-  const int64_t pool_budget = o.pool_batches * o.batch_size * o.world_size;
   EpochPlan plan;
   std::vector<int64_t> pool;
   int64_t pool_used = 0;
@@ -170,7 +178,7 @@ EpochPlan plan_epoch(const Corpus& corpus, const BatchingOptions& o, int64_t epo
     if (pool_used >= pool_budget) close_pool();
   }
   if (!pool.empty()) close_pool();
-  if (o.world_size > 1) merge_unshardable(plan, corpus, o.world_size, o.sort_key);
+  if (o.shards() > 1) merge_unshardable(plan, corpus, o.shards(), o.sort_key);
   if (o.shuffle) philox_shuffle(plan.batches, g);
   return plan;
 }

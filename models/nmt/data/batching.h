@@ -1,6 +1,7 @@
 // Length-bucketed batching with a deterministic shuffle, and the data-parallel split.
 //
-// One epoch's plan (plan_epoch), for options (batch_size B, unit, pool P, world size N):
+// One epoch's plan (plan_epoch), for options (batch_size B, unit, pool P, world size N; with gradient
+// accumulation N counts world_size x accumulate shards, see BatchingOptions::accumulate):
 //   1. order the examples: a Fisher-Yates shuffle drawn from Philox under (seed, epoch), or file order when
 //      shuffle is off;
 //   2. cut that order into pools of P global batches (P * N * B sentences, or P * N * B tokens by the cost
@@ -48,6 +49,12 @@ struct BatchingOptions {
   uint64_t seed = 0;
   int world_size = 1;
   int rank = 0;
+  // Gradient accumulation (train.accumulate): each rank trains on this many parts of every global batch, one
+  // after another, before the optimizer step. The plan is that of world_size x accumulate ranks, and rank r's
+  // parts are the shards r x accumulate .. r x accumulate + accumulate - 1 of it: one process accumulating N
+  // parts sees exactly the batches N processes would.
+  int accumulate = 1;
+  int shards() const { return world_size * accumulate; }  // of each global batch
 };
 
 struct EpochPlan {
