@@ -58,7 +58,8 @@ std::optional<std::vector<Batch>> BatchIterator::next_parts() {
   std::vector<Batch> parts;
   parts.reserve(static_cast<size_t>(options_.accumulate));
   for (int m = 0; m < options_.accumulate; ++m) {
-    Batch b = make_batch(*corpus_, shard_of(global, options_.rank * options_.accumulate + m, options_.shards()));
+    Batch b =
+        make_batch(*corpus_, shard_of(global, int64_t{options_.rank} * options_.accumulate + m, options_.shards()));
     b.global_sentences = static_cast<int64_t>(global.size());
     b.global_tgt_tokens = global_tgt_tokens;
     parts.push_back(std::move(b));

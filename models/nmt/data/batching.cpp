@@ -56,7 +56,7 @@ void cut_pool(const Corpus& c, const std::vector<int64_t>& pool, const BatchingO
 // gathered until they hold N pairs, and what remains at the end joins the last batch. So no pair is ever
 // left out and every epoch's plan can be shared whatever the shuffle drew; only a corpus of fewer than N
 // pairs cannot (BatchIterator refuses it).
-void merge_unshardable(EpochPlan& plan, const Corpus& c, int world_size, SortKey key) {
+void merge_unshardable(EpochPlan& plan, const Corpus& c, int64_t world_size, SortKey key) {
   auto small = [&](const std::vector<int64_t>& b) { return static_cast<int64_t>(b.size()) < world_size; };
   auto sort_by_length = [&](std::vector<int64_t>& b) {  // shards of a merged batch stay of similar lengths
     std::stable_sort(b.begin(), b.end(), [&](int64_t i, int64_t j) {
@@ -183,7 +183,7 @@ EpochPlan plan_epoch(const Corpus& corpus, const BatchingOptions& o, int64_t epo
   return plan;
 }
 
-std::vector<int64_t> shard_of(const std::vector<int64_t>& global, int rank, int world_size) {
+std::vector<int64_t> shard_of(const std::vector<int64_t>& global, int64_t rank, int64_t world_size) {
   LUONG_CHECK(world_size > 0 && rank >= 0 && rank < world_size, "shard_of: rank ", rank, " of ", world_size);
   const auto n = static_cast<int64_t>(global.size());
   const int64_t base = n / world_size, extra = n % world_size;

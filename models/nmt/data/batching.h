@@ -54,7 +54,7 @@ struct BatchingOptions {
   // parts are the shards r x accumulate .. r x accumulate + accumulate - 1 of it: one process accumulating N
   // parts sees exactly the batches N processes would.
   int accumulate = 1;
-  int shards() const { return world_size * accumulate; }  // of each global batch
+  int64_t shards() const { return int64_t{world_size} * accumulate; }  // of each global batch
 };
 
 struct EpochPlan {
@@ -65,7 +65,7 @@ EpochPlan plan_epoch(const Corpus& corpus, const BatchingOptions& options, int64
 
 // The rank-th of world_size contiguous, near-equal slices of a global batch (the first size % world_size
 // slices have one extra sentence).
-std::vector<int64_t> shard_of(const std::vector<int64_t>& global, int rank, int world_size);
+std::vector<int64_t> shard_of(const std::vector<int64_t>& global, int64_t rank, int64_t world_size);
 
 // Padded cost of one example in the token budget: max(src_len, tgt_len + 1).
 int64_t example_cost(const Example& e);
