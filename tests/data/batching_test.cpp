@@ -111,6 +111,12 @@ TEST(PlanPadding, CountsRealAndPaddedPositionsOfEachSide) {
   EXPECT_DOUBLE_EQ(p.src_fraction(), 2.0 / 11.0);
   EXPECT_DOUBLE_EQ(p.tgt_fraction(), 4.0 / 16.0);
   EXPECT_EQ(padding_of(c, EpochPlan{}).tgt_fraction(), 0.0);
+  // Trained as 2 shards (2 processes, or 2 accumulated parts), {0, 1} is two batches of one pair: no padding.
+  const PlanPadding two = padding_of(c, EpochPlan{{{0, 1}}}, 2);
+  EXPECT_EQ(two.src_real, 6);
+  EXPECT_EQ(two.src_padded, 6);
+  EXPECT_EQ(two.tgt_padded, 8);
+  EXPECT_ERROR_HAS(padding_of(c, EpochPlan{}, 0), "0 shards");
 }
 
 TEST(SortKey, OrdersByTheLongerSideThenTargetThenSource) {

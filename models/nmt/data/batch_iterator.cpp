@@ -32,7 +32,7 @@ const EpochPlan& BatchIterator::plan() {
 
 int64_t BatchIterator::batches_in_epoch() { return static_cast<int64_t>(plan().batches.size()); }
 
-PlanPadding BatchIterator::padding() { return padding_of(*corpus_, plan()); }
+PlanPadding BatchIterator::padding() { return padding_of(*corpus_, plan(), options_.shards()); }
 
 void BatchIterator::set_state(const IteratorState& s) {
   if (s.epoch < 0 || s.index < 0)

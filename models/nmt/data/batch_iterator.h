@@ -34,7 +34,7 @@ class BatchIterator {
   void set_state(const IteratorState& state);  // throws if index is beyond that epoch's batches
 
   int64_t batches_in_epoch();  // global batches in the current epoch
-  PlanPadding padding();       // of the current epoch's plan (padding_of)
+  PlanPadding padding();       // of the current epoch's plan, as this job's shards pad it (padding_of)
   const BatchingOptions& options() const { return options_; }
 
  private:

@@ -124,18 +124,23 @@ double PlanPadding::tgt_fraction() const {
   return tgt_padded > 0 ? static_cast<double>(tgt_padded - tgt_real) / static_cast<double>(tgt_padded) : 0.0;
 }
 
-PlanPadding padding_of(const Corpus& corpus, const EpochPlan& plan) {
+PlanPadding padding_of(const Corpus& corpus, const EpochPlan& plan, int64_t shards) {
+  LUONG_CHECK(shards > 0, "padding_of: ", shards, " shards");
   PlanPadding p;
-  for (const auto& batch : plan.batches) {
-    int64_t src_max = 0, tgt_max = 0;
-    for (int64_t i : batch) {
-      const Example& e = corpus.examples[static_cast<size_t>(i)];
-      const auto s = static_cast<int64_t>(e.src.size()), t = static_cast<int64_t>(e.tgt.size()) + 1;
-      p.src_real += s, p.tgt_real += t;
-      src_max = std::max(src_max, s), tgt_max = std::max(tgt_max, t);
+  for (const auto& global : plan.batches) {
+    // Each shard is padded on its own (make_batch), to its own longest pair.
+    for (int64_t k = 0; k < shards; ++k) {
+      const std::vector<int64_t> batch = shards == 1 ? global : shard_of(global, k, shards);
+      int64_t src_max = 0, tgt_max = 0;
+      for (int64_t i : batch) {
+        const Example& e = corpus.examples[static_cast<size_t>(i)];
+        const auto s = static_cast<int64_t>(e.src.size()), t = static_cast<int64_t>(e.tgt.size()) + 1;
+        p.src_real += s, p.tgt_real += t;
+        src_max = std::max(src_max, s), tgt_max = std::max(tgt_max, t);
+      }
+      p.src_padded += src_max * static_cast<int64_t>(batch.size());
+      p.tgt_padded += tgt_max * static_cast<int64_t>(batch.size());
     }
-    p.src_padded += src_max * static_cast<int64_t>(batch.size());
-    p.tgt_padded += tgt_max * static_cast<int64_t>(batch.size());
   }
   return p;
 }

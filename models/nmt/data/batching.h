@@ -71,12 +71,13 @@ std::vector<int64_t> shard_of(const std::vector<int64_t>& global, int64_t rank, 
 int64_t example_cost(const Example& e);
 
 // Positions a plan's batches hold and how many of them are real tokens: a batch pads its sources to its
-// longest source and its decoder steps (target + </s>) to its longest target (make_batch).
+// longest source and its decoder steps (target + </s>) to its longest target (make_batch). With `shards`
+// > 1 every global batch is trained as that many shards (processes x accumulated parts), each padded alone.
 struct PlanPadding {
   int64_t src_real = 0, src_padded = 0, tgt_real = 0, tgt_padded = 0;
   double src_fraction() const;  // of the padded positions, the share that is padding (0 for an empty plan)
   double tgt_fraction() const;
 };
-PlanPadding padding_of(const Corpus& corpus, const EpochPlan& plan);
+PlanPadding padding_of(const Corpus& corpus, const EpochPlan& plan, int64_t shards = 1);
 
 }  // namespace luong::nmt
