@@ -12,6 +12,7 @@
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
+#include "tests/support/model_diff.h"
 #include "tests/support/run_luong.h"
 
 namespace luong::testing {
@@ -44,23 +45,6 @@ class DistTrainTest : public ::testing::Test {
   static std::string data_;
 };
 std::string DistTrainTest::data_;
-
-// The largest relative difference ||a - b|| / ||a|| over the model parameters of two checkpoints. The runs
-// are float32 and sum gradients in a different order, so elementwise agreement is at rounding level
-// (~1e-7 of each parameter's scale), which this norm-wise measure captures without being dominated by
-// elements that happen to be near zero.
-double max_rel_diff(const std::string& a, const std::string& b) {
-  const StateDict x = load_checkpoint(a).state.sub("model"), y = load_checkpoint(b).state.sub("model");
-  EXPECT_EQ(x.tensors.size(), y.tensors.size());
-  double worst = 0;
-  for (const auto& [name, t] : x.tensors) {
-    const auto u = t.to_vector(), v = y.tensors.at(name).to_vector();
-    double diff = 0, norm = 0;
-    for (size_t i = 0; i < u.size(); ++i) diff += (u[i] - v[i]) * (u[i] - v[i]), norm += u[i] * u[i];
-    worst = std::max(worst, std::sqrt(diff) / std::max(std::sqrt(norm), 1e-12));
-  }
-  return worst;
-}
 
 TEST_F(DistTrainTest, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
   const std::string one = fresh_dir("dist_one"), two = fresh_dir("dist_two");

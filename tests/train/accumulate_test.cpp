@@ -4,11 +4,11 @@
 // N processes exactly, dropout included: tests/dist_train, under mpirun.)
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstring>
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
+#include "tests/support/model_diff.h"
 #include "tests/support/run_luong.h"
 
 namespace luong::testing {
@@ -39,19 +39,6 @@ class AccumulateTest : public ::testing::Test {
 };
 std::string AccumulateTest::data_;
 
-// The largest ||a - b|| / ||a|| over the parameters: float32 sums in another order agree to ~1e-7.
-double max_rel_diff(const StateDict& x, const StateDict& y) {
-  EXPECT_EQ(x.tensors.size(), y.tensors.size());
-  double worst = 0;
-  for (const auto& [name, t] : x.tensors) {
-    const auto u = t.to_vector(), v = y.tensors.at(name).to_vector();
-    double diff = 0, norm = 0;
-    for (size_t i = 0; i < u.size(); ++i) diff += (u[i] - v[i]) * (u[i] - v[i]), norm += u[i] * u[i];
-    worst = std::max(worst, std::sqrt(diff) / std::max(std::sqrt(norm), 1e-12));
-  }
-  return worst;
-}
-
 bool bitwise_equal(const StateDict& a, const StateDict& b) {
   if (a.tensors.size() != b.tensors.size() || a.tensors.empty()) return false;
   for (const auto& [name, t] : a.tensors) {
@@ -69,9 +56,9 @@ TEST_F(AccumulateTest, PartsOfABatchTakeTheStepOfTheWholeBatch) {
   const RunResult r = run_luong(args(parts, 8, 2, 15, "--set train.log_every=5 --json"));
   ASSERT_EQ(r.status, 0) << r.output;
   ASSERT_EQ(run_luong(args(small, 8, 1, 15)).status, 0);
-  EXPECT_LE(max_rel_diff(model_of(checkpoint_path(whole, 15)), model_of(checkpoint_path(parts, 15))), 1e-6);
+  EXPECT_LE(max_rel_diff(checkpoint_path(whole, 15), checkpoint_path(parts, 15)), 1e-6);
   // Not the same as training on one part a step: accumulation did something.
-  EXPECT_GT(max_rel_diff(model_of(checkpoint_path(whole, 15)), model_of(checkpoint_path(small, 15))), 1e-3);
+  EXPECT_GT(max_rel_diff(checkpoint_path(whole, 15), checkpoint_path(small, 15)), 1e-3);
   // And the steps trained on the tokens of both parts (the rate counts every part).
   EXPECT_NE(r.output.find("\"steps\":15"), std::string::npos) << r.output;
 }
@@ -98,7 +85,7 @@ TEST_F(AccumulateTest, ACheckpointResumesInTheOtherFormOfTheSameGlobalBatch) {
   const RunResult r = run_luong(loud);
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output.find("warning: resuming with a changed config"), std::string::npos) << r.output;
-  EXPECT_LE(max_rel_diff(model_of(checkpoint_path(straight, 20)), model_of(checkpoint_path(moved, 20))), 1e-6);
+  EXPECT_LE(max_rel_diff(checkpoint_path(straight, 20), checkpoint_path(moved, 20)), 1e-6);
   EXPECT_NE(r.output.find("resuming with changed settings that keep the run's steps: train.accumulate: 1 -> 2, "
                           "train.batch_size: 16 -> 8"),
             std::string::npos)

@@ -1,0 +1,39 @@
+// How far apart two trained models are, for tests that compare runs: the same steps taken in another order
+// of float32 sums (more processes, accumulated parts) agree to rounding, an exact resume bit for bit.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "framework/io/checkpoint.h"
+
+namespace luong::testing {
+
+// The largest ||a - b|| / ||a|| over the tensors of two state dicts (a checkpoint's "model" part). Float32
+// runs that sum gradients in another order agree elementwise at rounding level (~1e-7 of each parameter's
+// scale), which this norm-wise measure captures without being dominated by elements near zero.
+inline double max_rel_diff(const StateDict& x, const StateDict& y) {
+  EXPECT_EQ(x.tensors.size(), y.tensors.size());
+  EXPECT_FALSE(x.tensors.empty());
+  double worst = 0;
+  for (const auto& [name, t] : x.tensors) {
+    const auto it = y.tensors.find(name);
+    EXPECT_TRUE(it != y.tensors.end()) << name;
+    if (it == y.tensors.end()) return INFINITY;
+    const auto u = t.to_vector(), v = it->second.to_vector();
+    EXPECT_EQ(u.size(), v.size()) << name;
+    if (u.size() != v.size()) return INFINITY;
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < u.size(); ++i) diff += (u[i] - v[i]) * (u[i] - v[i]), norm += u[i] * u[i];
+    worst = std::max(worst, std::sqrt(diff) / std::max(std::sqrt(norm), 1e-12));
+  }
+  return worst;
+}
+
+// The same between the models of two checkpoint files.
+inline double max_rel_diff(const std::string& a, const std::string& b) {
+  return max_rel_diff(load_checkpoint(a).state.sub("model"), load_checkpoint(b).state.sub("model"));
+}
+
+}  // namespace luong::testing
