@@ -49,7 +49,14 @@ std::string unknown_option(const CLI::App& app, int argc, char** argv) {
     std::vector<std::string> names;
     for (const CLI::Option* o : sub->get_options())
       for (const std::string& l : o->get_lnames()) names.push_back("--" + l);
-    return str("unknown option '", name, "' for ", command, did_you_mean(name, names), " (see ", command, " --help)");
+    // An option of other subcommands (`eval --n-best`) is worth naming as such: the user has the right word.
+    std::string elsewhere;
+    if (const std::string near = closest_name(name, names); near.empty())
+      for (const CLI::App* s : app.get_subcommands({}))
+        if (s != sub && s->get_option_no_throw(name))
+          elsewhere += (elsewhere.empty() ? "" : ", ") + ("luong " + s->get_name());
+    return str("unknown option '", name, "' for ", command, did_you_mean(name, names),
+               elsewhere.empty() ? "" : " (an option of " + elsewhere + ")", " (see ", command, " --help)");
   }
   return "";
 }
