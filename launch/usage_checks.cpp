@@ -12,6 +12,17 @@
 #include "framework/dist/bootstrap.h"
 
 namespace luong::cli {
+namespace {
+
+// The subcommand argv[1] names, or nullptr (an option, nothing, or an unknown word).
+const CLI::App* chosen_subcommand(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return nullptr;
+  for (const CLI::App* s : app.get_subcommands({}))
+    if (s->check_name(argv[1])) return s;
+  return nullptr;
+}
+
+}  // namespace
 
 std::string unknown_subcommand(const CLI::App& app, int argc, char** argv) {
   // CLI11 reports a mistyped subcommand ("luong trian") as "A subcommand is required", which hides the typo.
@@ -33,10 +44,8 @@ std::string unknown_option(const CLI::App& app, int argc, char** argv) {
   const CLI::App* sub = &app;
   int first = 1;
   if (argv[1][0] != '-') {
-    sub = nullptr;
-    for (const CLI::App* s : app.get_subcommands({}))
-      if (s->check_name(argv[1])) sub = s;
-    if (!sub) return "";
+    sub = chosen_subcommand(app, argc, argv);
+    if (!sub) return "";  // unknown_subcommand's case
     first = 2;
   }
   const std::string command = sub == &app ? "luong" : "luong " + sub->get_name();
@@ -121,10 +130,8 @@ void refuse_clamped_integers(CLI::App& app) {
 }
 
 void format_usage_errors(CLI::App& app, int argc, char** argv) {
-  std::string where = "luong --help";
-  if (argc >= 2 && argv[1][0] != '-')
-    for (const CLI::App* s : app.get_subcommands({}))
-      if (s->check_name(argv[1])) where = "luong " + s->get_name() + " --help";
+  const CLI::App* sub = chosen_subcommand(app, argc, argv);
+  const std::string where = sub ? "luong " + sub->get_name() + " --help" : "luong --help";
   app.failure_message([where](const CLI::App*, const CLI::Error& e) {
     return str("luong: error: ", e.what(), " (see ", where, ")\n");
   });
