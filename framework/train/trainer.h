@@ -85,9 +85,10 @@ class Trainer {
   std::string checkpoints_kept() const;
   std::vector<std::string> skipped_on_resume_;  // the files --resume auto skipped, newest first
   // The resolved config's differences from the one a checkpoint was trained with (TrainerOptions::
-  // config_changes): keys that keep the run's steps the same ("limits") and the others.
+  // config_changes): keys that keep the run's steps the same (limits, logging, another form of the same
+  // global batch) and the others.
   struct ConfigChanges {
-    std::vector<std::string> limits, others;  // "section.key: old -> new"
+    std::vector<std::string> same_steps, others;  // "section.key: old -> new"
   };
   ConfigChanges config_changes_since(const Checkpoint& ckpt) const;
   // Fails on every process unless all of them found the same checkpoint step (or none); `error` is this

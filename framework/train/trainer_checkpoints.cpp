@@ -87,7 +87,7 @@ Trainer::ConfigChanges Trainer::config_changes_since(const Checkpoint& ckpt) con
   const int64_t saved_world = world == ckpt.metadata.end() ? group_.size() : std::stoll(world->second);
   for (const std::string& c : opt_.config_changes(saved->second, saved_world)) {
     if (!c.empty() && c[0] == '=') {
-      out.limits.push_back(c.substr(1));
+      out.same_steps.push_back(c.substr(1));
     } else {
       out.others.push_back(c);
     }
@@ -97,7 +97,7 @@ Trainer::ConfigChanges Trainer::config_changes_since(const Checkpoint& ckpt) con
 
 void Trainer::warn_about_config_changes(const Checkpoint& ckpt) {
   const ConfigChanges c = config_changes_since(ckpt);
-  if (!c.limits.empty()) say("resuming with changed settings that keep the run's steps: " + joined(c.limits));
+  if (!c.same_steps.empty()) say("resuming with changed settings that keep the run's steps: " + joined(c.same_steps));
   if (!c.others.empty())
     say("warning: resuming with a changed config (the run is no longer the same as an uninterrupted one): " +
         joined(c.others));
