@@ -70,7 +70,7 @@ TEST(BatchIterator, RejectsStatesBeyondTheEpoch) {
   auto c = testing::varied_corpus(50);
   BatchIterator it(c, {.batch_size = 10, .seed = 1});
   EXPECT_ERROR_HAS(it.set_state({0, 99}), "(batch 99 of epoch 1) is beyond the 5 batches an epoch has now");
-  EXPECT_ERROR_HAS(it.set_state({0, 99}), "the number of processes");
+  EXPECT_ERROR_HAS(it.set_state({0, 99}), "train.accumulate or the number of processes");
   EXPECT_ERROR_HAS(it.set_state({-1, 0}), "is invalid");
   auto empty = std::make_shared<Corpus>();
   EXPECT_ERROR_HAS(BatchIterator(empty, {}), "no examples");

@@ -40,8 +40,8 @@ void BatchIterator::set_state(const IteratorState& s) {
   state_ = s;
   if (s.index > batches_in_epoch())
     LUONG_FAIL("the saved data position (batch ", s.index, " of epoch ", s.epoch + 1, ") is beyond the ",
-               batches_in_epoch(), " batches an epoch has now: were the corpus, train.batch_size or the number of ",
-               "processes changed?");
+               batches_in_epoch(), " batches an epoch has now: were the corpus, train.batch_size, train.accumulate or ",
+               "the number of processes changed?");
 }
 
 std::optional<std::vector<Batch>> BatchIterator::next_parts() {
