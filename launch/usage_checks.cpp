@@ -53,7 +53,8 @@ std::string unknown_option(const CLI::App& app, int argc, char** argv) {
     const std::string word = argv[i];
     if (word == "--") break;  // the rest are arguments, whatever they look like
     if (word.size() < 3 || word.compare(0, 2, "--") != 0) continue;
-    const std::string name = word.substr(0, word.find('='));
+    const size_t equals = word.find('=');
+    const std::string name = equals > 2 ? word.substr(0, equals) : word;  // `--=x` is named whole
     if (sub->get_option_no_throw(name) || app.get_option_no_throw(name)) continue;
     std::vector<std::string> names;
     for (const CLI::Option* o : sub->get_options())
