@@ -59,7 +59,8 @@ TEST_F(DistTrainTest, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
 
 // Gradient accumulation: one process training each step's batch in 2 parts takes the steps of 2 processes,
 // dropout included (part m of rank r draws rank r x 2 + m's stream); and 2 processes accumulating 2 parts
-// each (the reducer syncing only the last part's backward) take the steps of one process in 4 parts.
+// each (the reducer syncing only the last part's backward) take the steps of one process in 4 parts; and a
+// checkpoint of 2 ranks resumes as one process in 2 parts.
 TEST_F(DistTrainTest, AccumulatedPartsEqualAsManyRanksDropoutIncluded) {
   const std::string dropout = "--set model.dropout=0.3";
   const std::string parts = fresh_dir("dist_acc_parts"), ranks = fresh_dir("dist_acc_ranks");
@@ -76,6 +77,13 @@ TEST_F(DistTrainTest, AccumulatedPartsEqualAsManyRanksDropoutIncluded) {
   EXPECT_LE(max_rel_diff(checkpoint_path(four, 15), checkpoint_path(both, 15)), 1e-6);
   // The dropout streams are those of other ranks: 4 parts of 4 are not 2 parts of 8.
   EXPECT_GT(max_rel_diff(checkpoint_path(four, 15), checkpoint_path(parts, 15)), 1e-4);
+  // A 2-rank checkpoint resumed by one process in 2 parts continues as the 2 ranks did: no config warning.
+  const std::string moved = fresh_dir("dist_acc_moved");
+  ASSERT_EQ(run_mpi(args(moved, 8, 10, dropout)).status, 0);
+  const RunResult rm = run_luong(args(moved, 8, 15, dropout + " --set train.accumulate=2 --resume auto"));
+  ASSERT_EQ(rm.status, 0) << rm.output;
+  EXPECT_EQ(rm.output.find("warning"), std::string::npos) << rm.output;
+  EXPECT_LE(max_rel_diff(checkpoint_path(ranks, 15), checkpoint_path(moved, 15)), 1e-6);
 }
 
 TEST_F(DistTrainTest, CheckpointsResumeAcrossWorldSizes) {
