@@ -11,15 +11,12 @@ BatchIterator::BatchIterator(std::shared_ptr<const Corpus> corpus, BatchingOptio
   // Each process (each part of one, accumulating) needs a pair of every global batch (batching.h): fewer pairs
   // than that make none.
   LUONG_CHECK(options_.accumulate > 0, "BatchIterator: accumulate ", options_.accumulate, " is not a count of parts");
-  if (options_.accumulate == 1)
-    LUONG_CHECK(static_cast<int64_t>(corpus_->examples.size()) >= options_.world_size, "the ", corpus_->examples.size(),
-                " training pairs cannot be shared by ", options_.world_size,
-                " processes (each needs at least one pair of every batch): use more data or fewer processes");
-  else
-    LUONG_CHECK(static_cast<int64_t>(corpus_->examples.size()) >= options_.shards(), "the ", corpus_->examples.size(),
-                " training pairs cannot be shared by ", options_.world_size, " process(es) x train.accumulate ",
-                options_.accumulate, " parts (each needs at least one pair of every batch): use more data, fewer ",
-                "processes or a smaller train.accumulate");
+  const bool parts = options_.accumulate > 1;
+  LUONG_CHECK(static_cast<int64_t>(corpus_->examples.size()) >= options_.shards(), "the ", corpus_->examples.size(),
+              " training pairs cannot be shared by ", options_.world_size,
+              parts ? str(" process(es) x train.accumulate ", options_.accumulate, " parts") : " processes",
+              " (each needs at least one pair of every batch): use more data, fewer processes",
+              parts ? " or a smaller train.accumulate" : "");
 }
 
 const EpochPlan& BatchIterator::plan() {
