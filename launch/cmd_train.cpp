@@ -14,6 +14,7 @@
 #include "framework/io/json_text.h"
 #include "framework/optim/optimizer.h"
 #include "framework/optim/schedule.h"
+#include "framework/train/stop_signals.h"
 #include "framework/train/trainer.h"
 #include "launch/commands.h"
 #include "launch/config_diff.h"
@@ -152,6 +153,7 @@ void run(const TrainArgs& a) {
   install_stop_signal_handlers(/*notes=*/root);
   Trainer trainer(task, *optimizer, *schedule, *group, to);
   const TrainSummary s = trainer.run();
+  silence_stop_signal_notes();
   if (root) print_summary(s, a.json);
   // Stopped by a signal: the checkpoint is saved, and the exit status says the run did not finish
   // (128 + signal, as a shell reports it), so `luong train ... && luong eval ...` does not go on.

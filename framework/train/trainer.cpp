@@ -1,12 +1,8 @@
-// The Trainer's step loop: training steps, validation, epochs, when to save, and the stop signals. Resuming and
-// writing checkpoints are in trainer_checkpoints.cpp.
+// The Trainer's step loop: training steps, validation, epochs, when to save, and acting on stop requests (the
+// signal handlers are in stop_signals.cpp). Resuming and writing checkpoints are in trainer_checkpoints.cpp.
 #include "framework/train/trainer.h"
 
-#include <signal.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -23,27 +19,6 @@
 namespace luong {
 namespace {
 
-std::atomic<int> g_stop_signal{0};
-std::atomic<bool> g_signal_notes{true};
-
-void note(const char* text, size_t length) {
-  if (!g_signal_notes.load()) return;
-  [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, text, length);
-}
-
-// Async-signal-safe: atomics, write(2) and _exit(2) only.
-void on_stop_signal(int sig) {
-  int expected = 0;
-  if (!g_stop_signal.compare_exchange_strong(expected, sig)) {  // the second signal
-    static const char kNow[] = "\nluong: stopping now (the last checkpoint written is intact)\n";
-    note(kNow, sizeof(kNow) - 1);
-    _exit(128 + sig);
-  }
-  static const char kNote[] =
-      "\nluong: stopping after the current step, then saving a checkpoint (signal again to stop at once)\n";
-  note(kNote, sizeof(kNote) - 1);
-}
-
 double ppl_of(double loss_sum, int64_t tokens) { return tokens > 0 ? std::exp(loss_sum / tokens) : 0.0; }
 
 // A mean loss per token above log(FLT_MAX) means the target tokens got probabilities below 1e-38: the
@@ -55,17 +30,6 @@ bool diverged(double loss_sum, int64_t tokens) {
 }
 
 }  // namespace
-
-void install_stop_signal_handlers(bool notes) {
-  g_signal_notes.store(notes);
-  struct sigaction sa {};
-  sa.sa_handler = on_stop_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
-bool stop_requested() { return g_stop_signal.load() != 0; }
-int stop_signal() { return g_stop_signal.load(); }
 
 bool Trainer::stopping() const { return group_.size() > 1 ? stop_agreed_ : stop_requested(); }
 

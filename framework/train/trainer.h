@@ -18,6 +18,7 @@
 #include "framework/optim/schedule.h"
 #include "framework/train/metrics_log.h"
 #include "framework/train/progress.h"
+#include "framework/train/stop_signals.h"  // the trainer acts on them; callers install them
 #include "framework/train/train_task.h"
 
 namespace luong {
@@ -135,14 +136,5 @@ class Trainer {
   int agreed_signal_ = 0;
   bool stopping() const;
 };
-
-// The first SIGINT / SIGTERM asks the trainer to finish the current step, save a checkpoint and return
-// (a note on stderr says so); a second one ends the process at once with status 128 + signal (the last
-// checkpoint written stays intact: saves are atomic).
-// `notes`: print the notes on stderr (under mpirun, rank 0 alone does).
-void install_stop_signal_handlers(bool notes = true);
-bool stop_requested();
-// The signal that asked to stop (SIGINT, SIGTERM), or 0.
-int stop_signal();
 
 }  // namespace luong

@@ -1,7 +1,7 @@
 // End-to-end data parallelism through `luong train` under mpirun: 2 ranks with batch B equal 1 process
 // with batch 2B; checkpoints move between world sizes; a killed rank ends the job with the last checkpoint
-// intact; a signal to one rank stops both at the same step with a checkpoint. (These tests start mpirun
-// themselves; they are skipped when mpirun is not installed.)
+// intact; a signal to one rank stops both at the same step with a checkpoint, and so does a Ctrl-C of
+// launch/mpirun-luong. (These tests start mpirun themselves; they are skipped when mpirun is not installed.)
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -14,11 +14,15 @@
 #include "framework/io/checkpoint_dir.h"
 #include "tests/support/model_diff.h"
 #include "tests/support/run_luong.h"
+#include "tests/support/stop_checks.h"
 
 namespace luong::testing {
 namespace {
 
 const char* kMpirun = "mpirun --allow-run-as-root --oversubscribe -np 2 -x OMP_NUM_THREADS=1 -x LUONG_DIST_TIMEOUT_S=20 ";
+// A run that saves only when it stops, and prints its summary as JSON.
+const char* kSaveOnlyAtTheStop =
+    "--set train.checkpoint_every=1000000 --set train.valid_every=1000000 --set train.log_every=1 --json";
 
 class DistTrainTest : public ::testing::Test {
  protected:
@@ -180,6 +184,39 @@ TEST_F(DistTrainTest, ASignalToOneRankStopsBothAtTheSameStepWithACheckpoint) {
   const LatestCheckpoint latest = find_latest_valid(dir);
   ASSERT_TRUE(latest.checkpoint.has_value()) << output;
   EXPECT_TRUE(latest.skipped.empty()) << output;
+}
+
+// Rank 0 writes the checkpoints, and a stopped run exits non-zero: mpirun then kills what is left of the job.
+// The other rank must not get there while rank 0 still writes the stop's checkpoint (MPI_Finalize, at exit,
+// is collective and holds it). LUONG_TEST_CHECKPOINT_DELAY_MS makes that write take seconds.
+TEST_F(DistTrainTest, AStoppedJobEndsOnlyOnceRankZeroHasWrittenTheCheckpoint) {
+  const std::string dir = fresh_dir("dist_stop_slow_save"), log = dir + ".log";
+  const pid_t pid = start_shell_command(std::string(kMpirun) + "-x LUONG_TEST_CHECKPOINT_DELAY_MS=100 " + LUONG_BINARY +
+                                        " " + args(dir, 8, 1000000, kSaveOnlyAtTheStop) + " > " + log + " 2>&1");
+  ASSERT_TRUE(wait_until_training(dir)) << file_text(log);
+  const RunResult rank =
+      run_luong_shell("pgrep -f -n -- '^" + std::string(LUONG_BINARY) + " train --quiet --config.*" + dir + "'");
+  ASSERT_GT(std::atol(rank.output.c_str()), 0) << rank.output;
+  kill(static_cast<pid_t>(std::atol(rank.output.c_str())), SIGTERM);
+  EXPECT_EQ(wait_exit_status(pid), 143) << file_text(log);
+  expect_saved_at_the_stop(dir, file_text(log));
+}
+
+// A Ctrl-C reaches launch/mpirun-luong, not mpirun (which would kill the ranks a second later, before their
+// save): the script relays it as SIGUSR1, every rank finishes the step and saves, and the script exits 130.
+TEST_F(DistTrainTest, MpirunLuongTurnsACtrlCIntoAStopThatSaves) {
+  const std::string dir = fresh_dir("dist_wrapper_ctrl_c"), log = dir + ".log";
+  const pid_t pid =
+      start_shell_command("env LUONG_TEST_CHECKPOINT_DELAY_MS=100 LUONG_DIST_TIMEOUT_S=20 OMP_NUM_THREADS=1 " +
+                          std::string(LUONG_SOURCE_DIR) + "/launch/mpirun-luong -np 2 " + LUONG_BINARY + " " +
+                          args(dir, 8, 1000000, kSaveOnlyAtTheStop) + " > " + log + " 2>&1");
+  ASSERT_TRUE(wait_until_training(dir)) << file_text(log);
+  kill(pid, SIGINT);  // what a terminal sends the foreground process group, which holds the script alone
+  EXPECT_EQ(wait_exit_status(pid), 130) << file_text(log);
+  const std::string output = file_text(log);
+  EXPECT_NE(output.find("stopping after the current step, then saving a checkpoint"), std::string::npos) << output;
+  EXPECT_EQ(output.find("stopping now"), std::string::npos) << output;
+  expect_saved_at_the_stop(dir, output);
 }
 
 // Rank 1 of a multi-node job may not see rank 0's run directory (node-local storage): it used to start

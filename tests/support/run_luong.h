@@ -61,6 +61,26 @@ inline bool run_luong_and_kill_when(const std::string& args, const std::function
   return true;
 }
 
+// Starts `command` through /bin/sh in a child process and returns its pid, so a test can signal it while it
+// runs. `exec` keeps the signal dispositions as they are here: a command that `sh` put in the background
+// (`&`) would start with SIGINT ignored, and no Ctrl-C could be tested through it.
+inline pid_t start_shell_command(const std::string& command) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const std::string cmd = "exec " + command;
+    execl("/bin/sh", "sh", "-c", cmd.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// Waits for a child started by start_shell_command: its exit code, or 128 + the signal that killed it.
+inline int wait_exit_status(pid_t pid) {
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 // The directories fresh_dir made in this process, removed when it exits: several tests of a process may share
 // one (a generated corpus), so no single test can own it, and ctest runs every test in a process of its own.
 // Without this each run of the suite left about a hundred directories in the temp dir. Set
