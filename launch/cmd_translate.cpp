@@ -1,5 +1,6 @@
-// `luong translate`: sentences on stdin, translations on stdout (one per line; with --n-best N, N lines
-// "index ||| translation ||| score" per sentence). An empty input line gives an empty output line.
+// `luong translate`: sentences on stdin, translations on stdout (one per line; with --n-best N, up to N lines
+// "index ||| translation ||| score" per sentence, as Moses writes n-best lists: the distinct hypotheses the
+// search finished). An empty input line gives an empty output line, or the one n-best entry "i |||  ||| 0".
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>

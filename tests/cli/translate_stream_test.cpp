@@ -4,6 +4,7 @@
 
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "framework/io/checkpoint_dir.h"
 #include "tests/support/run_luong.h"
@@ -67,6 +68,27 @@ TEST_F(TranslateStream, TranslatingInPartsChangesNothing) {
   const std::string nbest = translate("--batch-size 1 --beam 3 --n-best 2 < " + src_);
   EXPECT_EQ(nbest, translate("--batch-size 64 --beam 3 --n-best 2 < " + src_));
   EXPECT_NE(nbest.find("\n11 ||| "), std::string::npos) << nbest;  // the 12th sentence's index
+}
+
+// n-best lists hold up to N distinct hypotheses per sentence (as Moses's do): an empty line has exactly one,
+// the empty translation with score 0, and the indices of the lines after it go on counting.
+TEST_F(TranslateStream, AnEmptyLineHasOneEntryInAnNBestList) {
+  std::ifstream in(src_);
+  std::string first, second;
+  std::getline(in, first);
+  std::getline(in, second);
+  const std::string input = dir_ + "/with_empty.src";
+  std::ofstream(input) << first << "\n\n" << second << "\n";
+  const std::string out = translate("--beam 3 --n-best 2 < " + input);
+  std::istringstream lines(out);
+  std::vector<std::string> of_empty;
+  int entries = 0;
+  for (std::string line; std::getline(lines, line); ++entries)
+    if (line.rfind("1 ||| ", 0) == 0) of_empty.push_back(line);
+  EXPECT_EQ(entries, 5) << out;
+  ASSERT_EQ(of_empty.size(), 1u) << out;
+  EXPECT_EQ(of_empty[0], "1 |||  ||| 0") << out;
+  EXPECT_NE(out.find("\n2 ||| "), std::string::npos) << out;
 }
 
 // A bad line ends the input with an error naming it, after the good lines read with it are translated (they
