@@ -20,8 +20,7 @@ namespace {
 class CliTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    data_ = fresh_dir("cli_data");
-    ASSERT_EQ(run_luong("gen-data --out " + data_ + " --train 600 --valid 40 --test 20").status, 0);
+    data_ = generated_corpus("cli_data", "--train 600 --valid 40 --test 20");
     run_ = fresh_dir("cli_run");
     const RunResult r = run_luong(train(run_, "--json"));
     ASSERT_EQ(r.status, 0) << r.output;

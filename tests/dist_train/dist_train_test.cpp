@@ -26,10 +26,7 @@ const char* kSaveOnlyAtTheStop =
 
 class DistTrainTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    data_ = fresh_dir("dist_train_data");
-    ASSERT_EQ(run_luong("gen-data --out " + data_ + " --train 300 --valid 20 --test 10").status, 0);
-  }
+  static void SetUpTestSuite() { data_ = generated_corpus("dist_train_data", "--train 300 --valid 20 --test 10"); }
   void SetUp() override {
     if (std::system("command -v mpirun > /dev/null 2>&1") != 0) GTEST_SKIP() << "mpirun not installed";
   }

@@ -114,4 +114,13 @@ inline std::string fresh_dir(const std::string& name) {
   return p.string();
 }
 
+// A fresh directory holding a toy corpus made by `luong gen-data` ({train,valid,test}.{src,tgt}); `sizes` are
+// gen-data's options (e.g. "--train 300 --valid 20 --test 10"). For a test suite's SetUpTestSuite.
+inline std::string generated_corpus(const std::string& name, const std::string& sizes) {
+  const std::string dir = fresh_dir(name);
+  const RunResult r = run_luong("gen-data --out " + dir + " " + sizes);
+  EXPECT_EQ(r.status, 0) << r.output;
+  return dir;
+}
+
 }  // namespace luong::testing

@@ -16,11 +16,7 @@ namespace {
 
 class AccumulateTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    data_ = fresh_dir("accumulate_data");
-    const RunResult r = run_luong("gen-data --out " + data_ + " --train 300 --valid 20 --test 10");
-    ASSERT_EQ(r.status, 0) << r.output;
-  }
+  static void SetUpTestSuite() { data_ = generated_corpus("accumulate_data", "--train 300 --valid 20 --test 10"); }
   // SGD and no dropout unless `extra` sets it: the forms below then compute the same update, summed in
   // another order.
   static std::string args(const std::string& run_dir, int batch, int accumulate, int steps,

@@ -22,11 +22,7 @@ namespace {
 
 class ResumeTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    data_ = fresh_dir("resume_data");
-    const RunResult r = run_luong("gen-data --out " + data_ + " --train 400 --valid 40 --test 10");
-    ASSERT_EQ(r.status, 0) << r.output;
-  }
+  static void SetUpTestSuite() { data_ = generated_corpus("resume_data", "--train 400 --valid 40 --test 10"); }
   // A small model with dropout (so the random stream matters), Adam (so optimizer state matters) and a
   // checkpoint every 4 steps.
   std::string train_args(const std::string& run_dir, const std::string& extra = "") const {

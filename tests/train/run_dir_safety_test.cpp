@@ -30,11 +30,7 @@ namespace fs = std::filesystem;
 
 class RunDirSafetyTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    data_ = fresh_dir("run_dir_safety_data");
-    const RunResult r = run_luong("gen-data --out " + data_ + " --train 400 --valid 40 --test 10");
-    ASSERT_EQ(r.status, 0) << r.output;
-  }
+  static void SetUpTestSuite() { data_ = generated_corpus("run_dir_safety_data", "--train 400 --valid 40 --test 10"); }
   static std::string train_args(const std::string& run_dir, const std::string& extra = "") {
     return "train --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
            " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +

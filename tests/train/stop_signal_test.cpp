@@ -18,11 +18,7 @@ namespace {
 
 class StopSignalTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() {
-    data_ = fresh_dir("stop_signal_data");
-    const RunResult r = run_luong("gen-data --out " + data_ + " --train 400 --valid 20 --test 10");
-    ASSERT_EQ(r.status, 0) << r.output;
-  }
+  static void SetUpTestSuite() { data_ = generated_corpus("stop_signal_data", "--train 400 --valid 20 --test 10"); }
   // A long run that saves only when it stops; each entry of that save takes `delay_ms`.
   pid_t start(const std::string& run_dir, int delay_ms) {
     log_ = run_dir + ".log";  // beside the run, not in it

@@ -33,9 +33,7 @@ constexpr int64_t kSteps = 300, kEarlyStep = 30;
 class TrainPrecisionTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    data_ = fresh_dir("precision_data");
-    const RunResult r = run_luong("gen-data --out " + data_ + " --train 400 --valid 40 --test 10");
-    ASSERT_EQ(r.status, 0) << r.output;
+    data_ = generated_corpus("precision_data", "--train 400 --valid 40 --test 10");
     for (const char* p : {"fp32", "tf32", "bf16"}) {
       const std::string dir = fresh_dir(std::string("precision_") + p);
       runs_[p] = run_luong(train_args(dir, p));
