@@ -13,6 +13,8 @@ namespace {
 
 std::atomic<int> g_stop_signal{0};
 std::atomic<bool> g_signal_notes{true};
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1};
+
 // Who sent the first stop signal (0: the kernel, as for a terminal's Ctrl-C) and when.
 std::atomic<pid_t> g_first_sender{0};
 std::atomic<int64_t> g_first_ns{0};
@@ -62,8 +64,15 @@ void install_stop_signal_handlers(bool notes) {
   sa.sa_sigaction = on_stop_signal;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
-  for (const int s : {SIGINT, SIGTERM, SIGUSR1}) sigaddset(&sa.sa_mask, s);
-  for (const int s : {SIGINT, SIGTERM, SIGUSR1}) sigaction(s, &sa, nullptr);
+  for (const int s : kStopSignals) sigaddset(&sa.sa_mask, s);
+  for (const int s : kStopSignals) {
+    // SIGINT and SIGHUP ignored at start stay ignored: `nohup luong train` must outlive its terminal, and a
+    // command a script starts with `&` ignores the script's Ctrl-C, as the shell arranged.
+    struct sigaction current {};
+    sigaction(s, nullptr, &current);
+    if ((s == SIGINT || s == SIGHUP) && current.sa_handler == SIG_IGN) continue;
+    sigaction(s, &sa, nullptr);
+  }
 }
 
 void silence_stop_signal_notes() { g_signal_notes.store(false); }

@@ -1,12 +1,15 @@
 // Stop signals while `luong train` saves the checkpoint of a stop: a second signal from the sender of the
 // first stops at once (Ctrl-C twice), while a copy of the same request from another process (a scheduler
 // signals every process of a job, mpirun relays what it receives) lets the save finish; SIGUSR1 is a stop
-// request like SIGTERM. LUONG_TEST_CHECKPOINT_DELAY_MS makes the save slow enough to signal during it.
+// request like SIGTERM, and so is SIGHUP unless ignored at start. LUONG_TEST_CHECKPOINT_DELAY_MS makes the save slow
+// enough to signal during it.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <thread>
 
 #include "framework/train/stop_signals.h"
@@ -19,8 +22,9 @@ namespace {
 class StopSignalTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { data_ = generated_corpus("stop_signal_data", "--train 400 --valid 20 --test 10"); }
-  // A long run that saves only when it stops; each entry of that save takes `delay_ms`.
-  pid_t start(const std::string& run_dir, int delay_ms) {
+  // A long run that saves only when it stops; each entry of that save takes `delay_ms`. `ignoring`: signals
+  // ignored when it starts (`trap '' ...` in the shell that execs it, as nohup or a script's `&` do).
+  pid_t start(const std::string& run_dir, int delay_ms, const std::string& ignoring = "") {
     log_ = run_dir + ".log";  // beside the run, not in it
     const std::string args = "train --json --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml" +
                              " --run-dir " + run_dir + " --set data.train_src=" + data_ + "/train.src" +
@@ -28,8 +32,10 @@ class StopSignalTest : public ::testing::Test {
                              "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt --set train.max_epochs=0" +
                              " --set train.max_steps=1000000 --set train.valid_every=1000000" +
                              " --set train.checkpoint_every=1000000 --set train.log_every=1";
-    const pid_t pid = start_shell_command("env LUONG_TEST_CHECKPOINT_DELAY_MS=" + std::to_string(delay_ms) + " " +
-                                          LUONG_BINARY + " " + args + " > " + log_ + " 2>&1");
+    const std::string run = "env LUONG_TEST_CHECKPOINT_DELAY_MS=" + std::to_string(delay_ms) + " " + LUONG_BINARY +
+                            " " + args + " > " + log_ + " 2>&1";
+    const pid_t pid =
+        start_shell_command(ignoring.empty() ? run : "sh -c 'trap \"\" " + ignoring + "; exec " + run + "'");
     EXPECT_TRUE(wait_until_training(run_dir)) << "training did not start";
     return pid;
   }
@@ -90,6 +96,33 @@ TEST_F(StopSignalTest, SigUsr1IsAStopRequest) {
   kill(pid, SIGUSR1);
   EXPECT_EQ(wait_exit_status(pid), 128 + SIGUSR1) << log();
   EXPECT_NE(log().find("stopping after the current step, then saving a checkpoint"), std::string::npos) << log();
+  expect_saved_at_the_stop(dir, log());
+}
+
+// The terminal of an ssh session closing (SIGHUP) used to kill the run where it stood; it now stops it with a
+// checkpoint.
+TEST_F(StopSignalTest, SigHupStopsWithACheckpoint) {
+  const std::string dir = fresh_dir("stop_hup");
+  const pid_t pid = start(dir, 0);
+  kill(pid, SIGHUP);
+  EXPECT_EQ(wait_exit_status(pid), 128 + SIGHUP) << log();
+  expect_saved_at_the_stop(dir, log());
+}
+
+// `nohup luong train` must outlive its terminal, and a run a script starts with `&` ignores the script's
+// Ctrl-C: SIGHUP and SIGINT ignored at start stay ignored (the run trains on; SIGTERM still stops it).
+TEST_F(StopSignalTest, SignalsIgnoredAtStartStayIgnored) {
+  const std::string dir = fresh_dir("stop_nohup");
+  const pid_t pid = start(dir, 0, "HUP INT");
+  kill(pid, SIGHUP);
+  kill(pid, SIGINT);
+  const auto trained_before = std::filesystem::file_size(dir + "/metrics.jsonl");
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), 0) << "the run ended\n" << log();
+  EXPECT_GT(std::filesystem::file_size(dir + "/metrics.jsonl"), trained_before) << "the run stopped training";
+  kill(pid, SIGTERM);
+  EXPECT_EQ(wait_exit_status(pid), 143) << log();
+  EXPECT_EQ(log().find("stopping after the current step"), log().rfind("stopping after the current step")) << log();
   expect_saved_at_the_stop(dir, log());
 }
 
