@@ -1,5 +1,6 @@
-// `luong eval`: perplexity (teacher-forced) and BLEU of beam-search translations of a checkpoint.
-//   luong eval --checkpoint run/best.h5 --src test.en --ref test.de [--beam 5] [--json]
+// `luong eval`: perplexity (teacher-forced) and BLEU of beam-search translations of a checkpoint, or of an
+// ensemble of checkpoints.
+//   luong eval --checkpoint run/best.h5 [more.h5 ...] --src test.en --ref test.de [--beam 5] [--json]
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
@@ -15,6 +16,7 @@
 #include "models/nmt/data/batching.h"
 #include "models/nmt/data/corpus.h"
 #include "models/nmt/data/text_reader.h"
+#include "models/nmt/ensemble_loss.h"
 #include "models/nmt/nmt_task.h"
 
 namespace luong::cli {
@@ -43,7 +45,7 @@ ValidationResult perplexity_pass(const nmt::Translator& translator, const nmt::C
     const size_t end = std::min(sorted.size(), start + chunk);
     part.examples.assign(sorted.begin() + static_cast<std::ptrdiff_t>(start),
                          sorted.begin() + static_cast<std::ptrdiff_t>(end));
-    const ValidationResult r = nmt::evaluate_loss(translator.model(), part, t.batch_size, translator.device());
+    const ValidationResult r = nmt::evaluate_loss(translator.ensemble(), part, t.batch_size, translator.device());
     total.loss_sum += r.loss_sum;
     total.tokens += r.tokens;
     progress.update(end);
@@ -61,7 +63,7 @@ std::vector<std::string> read_reference(const std::string& text, const std::stri
 void run(EvalArgs a) {
   validate_translate_args(a.t);
   prepare_attention_plot_dir(a.t);
-  nmt::Translator translator(a.t.checkpoint, Device::parse(a.t.device));
+  nmt::Translator translator(a.t.checkpoints, Device::parse(a.t.device));
   apply_checkpoint_decoding(a.t, translator.config().eval);
   // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
@@ -87,19 +89,20 @@ void run(EvalArgs a) {
   write_attention_plots(a.t, translations);
   const bleu::BleuScore score = bleu::corpus_bleu(hyps, refs);
   if (a.json) {
-    std::cout << json_text(nlohmann::json{{"checkpoint", a.t.checkpoint},
-                                          {"src", a.src},
-                                          {"ref", a.ref},
-                                          {"sentences", sources.size()},
-                                          {"tokens", v.tokens},
-                                          {"ppl", ppl},
-                                          {"bleu", score.score},
-                                          {"bleu_signature", bleu::signature()},
-                                          {"bleu_line", score.format()},
-                                          {"beam_size", a.t.beam},
-                                          {"length_penalty", a.t.length_penalty},
-                                          {"max_len_ratio", a.t.max_len_ratio}})
-              << "\n";
+    nlohmann::json result{{"checkpoint", a.t.checkpoints.front()},
+                          {"src", a.src},
+                          {"ref", a.ref},
+                          {"sentences", sources.size()},
+                          {"tokens", v.tokens},
+                          {"ppl", ppl},
+                          {"bleu", score.score},
+                          {"bleu_signature", bleu::signature()},
+                          {"bleu_line", score.format()},
+                          {"beam_size", a.t.beam},
+                          {"length_penalty", a.t.length_penalty},
+                          {"max_len_ratio", a.t.max_len_ratio}};
+    if (a.t.checkpoints.size() > 1) result["ensemble"] = a.t.checkpoints;  // "checkpoint" is then the first
+    std::cout << json_text(result) << "\n";
   } else {
     std::cout << "perplexity " << ppl << " over " << v.tokens << " target tokens\n"
               << score.format(2, bleu::signature()) << "\n";

@@ -36,7 +36,7 @@ void print(const nmt::Translator& translator, const std::vector<nmt::Translation
 void run(TranslateArgs a) {
   validate_translate_args(a);
   prepare_attention_plot_dir(a);
-  nmt::Translator translator(a.checkpoint, Device::parse(a.device));
+  nmt::Translator translator(a.checkpoints, Device::parse(a.device));
   apply_checkpoint_decoding(a, translator.config().eval);
   // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));

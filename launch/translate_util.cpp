@@ -35,7 +35,9 @@ void write_translation_heatmap(const std::string& path, const nmt::Translation& 
 void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool with_n_best) {
   // Ranges are checked by validate_translate_args, not CLI11 validators: CLI11's range message
   // ("Value 0 not in range 0.000000 to 1.797693e+308") does not say what is allowed.
-  cmd.add_option("--checkpoint", a.checkpoint, "Checkpoint file (e.g. run/best.h5)")
+  cmd.add_option("--checkpoint", a.checkpoints,
+                 "Checkpoint file (e.g. run/best.h5); several (--checkpoint a.h5 b.h5) decode as an ensemble, the "
+                 "mean of their probabilities")
       ->required()
       ->check(CLI::ExistingFile);
   cmd.add_option("--device", a.device, "cpu, cuda or cuda:N")->capture_default_str();

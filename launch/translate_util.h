@@ -16,7 +16,7 @@ class Option;
 namespace luong::cli {
 
 struct TranslateArgs {
-  std::string checkpoint;
+  std::vector<std::string> checkpoints;  // several: an ensemble (models/nmt/ensemble.h)
   std::string device = "cpu";
   int64_t beam = 5;
   double length_penalty = 0.0;

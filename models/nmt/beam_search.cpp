@@ -50,6 +50,12 @@ void finish(SentenceSearch& s, Beam beam, double alpha, bool ended_with_eos) {
 std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Tensor& src,
                                                  const std::vector<int64_t>& src_lengths, int64_t bos, int64_t eos,
                                                  const BeamOptions& o) {
+  return beam_search(Ensemble(model), src, src_lengths, bos, eos, o);
+}
+
+std::vector<std::vector<Hypothesis>> beam_search(const Ensemble& model, const Tensor& src,
+                                                 const std::vector<int64_t>& src_lengths, int64_t bos, int64_t eos,
+                                                 const BeamOptions& o) {
   LUONG_CHECK(o.beam_size >= 1, "beam search: beam_size must be >= 1, got ", o.beam_size);
   LUONG_CHECK(o.n_best >= 1 && o.n_best <= o.beam_size, "beam search: n_best must be in [1, beam_size = ", o.beam_size,
               "], got ", o.n_best);
@@ -69,7 +75,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Te
   // Row b * K + k of the decoder batch is beam k of sentence b.
   std::vector<int64_t> rows(static_cast<size_t>(B * K));
   for (int64_t i = 0; i < B * K; ++i) rows[static_cast<size_t>(i)] = i / K;
-  DecoderState state = model.select_rows(model.encode(src, src_lengths), rows);
+  EnsembleState state = model.select_rows(model.encode(src, src_lengths), rows);
   std::vector<int64_t> prev(static_cast<size_t>(B * K), bos);
   std::vector<Candidate> cand;                       // reused across sentences and steps
   std::vector<std::pair<float, int64_t>> row_best;  // likewise
@@ -79,7 +85,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Te
     bool all_done = true;
     for (const auto& s : sent) all_done = all_done && s.done;
     if (all_done) break;
-    DecodeStep step = model.decode_step(state, Tensor::from_ids(prev, {B * K}, device), nullptr);
+    EnsembleStep step = model.decode_step(state, Tensor::from_ids(prev, {B * K}, device));
     // (B * K, V), read as float: scores accumulate in double, each term converted exactly.
     const Tensor logp = step.log_probs.data().to(Device::cpu()).to(DType::f32);
     const int64_t V = logp.size(1);

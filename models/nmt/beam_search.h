@@ -1,4 +1,4 @@
-// Batched beam search over NmtModel's step-wise API.
+// Batched beam search over NmtModel's step-wise API (or an Ensemble's).
 //
 // Every sentence keeps `beam_size` live hypotheses (rows of one decoder batch of B * K rows). At each step the
 // 2K best extensions of a sentence's beams are considered in score order: an extension ending in </s>
@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "models/nmt/ensemble.h"
 #include "models/nmt/model.h"
 
 namespace luong::nmt {
@@ -37,6 +38,10 @@ struct Hypothesis {
 // src (B, S) int64 with src_lengths (B) -> per sentence its n_best hypotheses, best first. Runs without
 // gradients; the model should be in eval mode.
 std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Tensor& src,
+                                                 const std::vector<int64_t>& src_lengths, int64_t bos, int64_t eos,
+                                                 const BeamOptions& options);
+// The same over an ensemble's mixture distribution (one member: the model alone, bit for bit).
+std::vector<std::vector<Hypothesis>> beam_search(const Ensemble& models, const Tensor& src,
                                                  const std::vector<int64_t>& src_lengths, int64_t bos, int64_t eos,
                                                  const BeamOptions& options);
 

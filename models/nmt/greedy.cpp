@@ -8,18 +8,24 @@ namespace luong::nmt {
 std::vector<std::vector<int64_t>> greedy_decode(const NmtModel& model, const Tensor& src,
                                                 const std::vector<int64_t>& src_lengths, int64_t bos, int64_t eos,
                                                 int64_t max_len) {
+  return greedy_decode(Ensemble(model), src, src_lengths, bos, eos, max_len);
+}
+
+std::vector<std::vector<int64_t>> greedy_decode(const Ensemble& model, const Tensor& src,
+                                                const std::vector<int64_t>& src_lengths, int64_t bos, int64_t eos,
+                                                int64_t max_len) {
   NoGradGuard no_grad;
   PackedWeightScope packed_weights;  // every step multiplies by the same weights: pack them once
   const int64_t B = src.size(0), V = model.config().tgt_vocab;
-  DecoderState state = model.encode(src, src_lengths);
+  EnsembleState state = model.encode(src, src_lengths);
   std::vector<std::vector<int64_t>> out(static_cast<size_t>(B));
   std::vector<bool> done(static_cast<size_t>(B), false);
   std::vector<int64_t> prev(static_cast<size_t>(B), bos);
-  const Device dev = state.feed.device();
+  const Device dev = src.device();
   std::vector<std::pair<float, int64_t>> best;  // reused
   const std::vector<int64_t> excluded = never_output_tokens(model.config().pad_id, bos);
   for (int64_t step = 0; step < max_len; ++step) {
-    DecodeStep s = model.decode_step(state, Tensor::from_ids(prev, {B}, dev));
+    EnsembleStep s = model.decode_step(state, Tensor::from_ids(prev, {B}, dev));
     state = std::move(s.state);
     // Read as float in place (a float64 model's values are compared after rounding, which can only merge
     // ties that differ below float precision): no (B, V) vector of doubles per step.

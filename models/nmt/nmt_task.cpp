@@ -195,13 +195,7 @@ std::vector<double> evaluate_batch_losses(const NmtModel& model, const Corpus& c
               batch_size, ", rank ", rank, " of ", world);
   NoGradGuard no_grad;
   const int64_t n = static_cast<int64_t>(corpus.examples.size());
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
-  // Length-sorted batches pad less; the summed loss does not depend on the order.
-  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-    return sorts_before(corpus.examples[static_cast<size_t>(a)], corpus.examples[static_cast<size_t>(b)],
-                        SortKey::longer_side);
-  });
+  const std::vector<int64_t> order = evaluation_order(corpus);
   const int64_t batches = (n + batch_size - 1) / batch_size;
   std::vector<double> out(static_cast<size_t>(2 * batches), 0.0);
   for (int64_t k = rank; k < batches; k += world) {
@@ -214,6 +208,18 @@ std::vector<double> evaluate_batch_losses(const NmtModel& model, const Corpus& c
     out[static_cast<size_t>(2 * k + 1)] = static_cast<double>(ce.tokens);
   }
   return out;
+}
+
+std::vector<int64_t> evaluation_order(const Corpus& corpus) {
+  const int64_t n = static_cast<int64_t>(corpus.examples.size());
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
+  // Length-sorted batches pad less; the summed loss does not depend on the order.
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return sorts_before(corpus.examples[static_cast<size_t>(a)], corpus.examples[static_cast<size_t>(b)],
+                        SortKey::longer_side);
+  });
+  return order;
 }
 
 ValidationResult sum_batch_losses(const std::vector<double>& per_batch) {

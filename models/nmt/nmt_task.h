@@ -78,5 +78,7 @@ ValidationResult evaluate_loss(const NmtModel& model, const Corpus& corpus, int6
 std::vector<double> evaluate_batch_losses(const NmtModel& model, const Corpus& corpus, int64_t batch_size,
                                           Device device, int rank, int world);
 ValidationResult sum_batch_losses(const std::vector<double>& per_batch);
+// The example indices of `corpus` in the order evaluate_loss cuts its batches from (stable, longer_side).
+std::vector<int64_t> evaluation_order(const Corpus& corpus);
 
 }  // namespace luong::nmt

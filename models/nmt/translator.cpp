@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <tuple>
 
 #include "framework/io/checkpoint.h"
 #include "models/nmt/data/text_reader.h"
@@ -23,31 +24,78 @@ Vocabulary stored_vocabulary(const Checkpoint& ckpt, const std::string& path, co
   }
 }
 
-}  // namespace
+// One checkpoint's config, vocabularies and model (on `device`).
+struct LoadedModel {
+  NmtConfig cfg;
+  Vocabulary src_vocab, tgt_vocab;
+  std::unique_ptr<NmtModel> model;
+};
 
-Translator::Translator(const std::string& checkpoint, Device device) : device_(device) {
+LoadedModel load_model(const std::string& checkpoint, Device device) {
   const Checkpoint ckpt = load_checkpoint(checkpoint);
   const auto& strings = ckpt.state.strings;
   if (!strings.count("config") || !strings.count("vocab/src") || !strings.count("vocab/tgt"))
     LUONG_FAIL("checkpoint ", checkpoint, " has no config or vocabularies: not a luong training checkpoint");
+  LoadedModel m;
   // The schema without registry validators is enough here: the names were validated when training began.
   const Config config = Config::load_string(nmt_schema(), strings.at("config"), checkpoint + ":/config");
-  cfg_ = nmt_config_from(config);
-  src_vocab_ = stored_vocabulary(ckpt, checkpoint, "vocab/src");
-  tgt_vocab_ = stored_vocabulary(ckpt, checkpoint, "vocab/tgt");
-  tokenizer_ = Tokenizer(TokenizerOptions{cfg_.data.lowercase});
-  ModelConfig mc = cfg_.model;
-  mc.src_vocab = src_vocab_.size();
-  mc.tgt_vocab = tgt_vocab_.size();
+  m.cfg = nmt_config_from(config);
+  m.src_vocab = stored_vocabulary(ckpt, checkpoint, "vocab/src");
+  m.tgt_vocab = stored_vocabulary(ckpt, checkpoint, "vocab/tgt");
+  ModelConfig mc = m.cfg.model;
+  mc.src_vocab = m.src_vocab.size();
+  mc.tgt_vocab = m.tgt_vocab.size();
   mc.pad_id = Vocabulary::kPad;
-  model_ = std::make_unique<NmtModel>(mc, DType::f32);
+  m.model = std::make_unique<NmtModel>(mc, DType::f32);
   StateDict dest;
-  for (auto& [name, v] : model_->named_parameters()) {
+  for (auto& [name, v] : m.model->named_parameters()) {
     if (!device.is_cpu()) v.data() = v.data().to(device);
     dest.tensors[checkpoint_name(name)] = v.data();
   }
   load_tensors_into(ckpt, dest, "model/");
-  model_->eval();
+  m.model->eval();
+  return m;
+}
+
+// Members of an ensemble read the same tokens: the first difference between two vocabularies, or "".
+std::string vocabulary_difference(const Vocabulary& a, const Vocabulary& b) {
+  const auto x = a.to_tokens(), y = b.to_tokens();
+  for (size_t i = 0; i < std::min(x.size(), y.size()); ++i)
+    if (x[i] != y[i]) return str("token ", i, " is '", y[i], "' there and '", x[i], "' in the first");
+  if (x.size() != y.size()) return str(y.size(), " tokens there, ", x.size(), " in the first");
+  return "";
+}
+
+}  // namespace
+
+Translator::Translator(const std::string& checkpoint, Device device)
+    : Translator(std::vector<std::string>{checkpoint}, device) {}
+
+Translator::Translator(const std::vector<std::string>& checkpoints, Device device) : device_(device) {
+  LUONG_CHECK(!checkpoints.empty(), "no checkpoint to translate with");
+  std::vector<const NmtModel*> members;
+  for (size_t i = 0; i < checkpoints.size(); ++i) {
+    LoadedModel m = load_model(checkpoints[i], device);
+    if (i == 0) {
+      cfg_ = m.cfg;
+      src_vocab_ = m.src_vocab;
+      tgt_vocab_ = m.tgt_vocab;
+      tokenizer_ = Tokenizer(TokenizerOptions{cfg_.data.lowercase});
+    } else {
+      for (const auto& [side, mine, first] :
+           {std::tuple{"source", &m.src_vocab, &src_vocab_}, std::tuple{"target", &m.tgt_vocab, &tgt_vocab_}})
+        if (const std::string d = vocabulary_difference(*first, *mine); !d.empty())
+          LUONG_FAIL("ensemble: checkpoint ", checkpoints[i], " has another ", side, " vocabulary than ",
+                     checkpoints[0], " (", d, "); the members of an ensemble must be trained on the same vocabularies");
+      if (m.cfg.data.lowercase != cfg_.data.lowercase)
+        LUONG_FAIL("ensemble: checkpoint ", checkpoints[i],
+                   " has data.lowercase: ", m.cfg.data.lowercase ? "true" : "false", " and ", checkpoints[0], " ",
+                   cfg_.data.lowercase ? "true" : "false", "; the members of an ensemble must read the same tokens");
+    }
+    models_.push_back(std::move(m.model));
+    members.push_back(models_.back().get());
+  }
+  ensemble_ = std::make_unique<Ensemble>(std::move(members));
 }
 
 std::vector<Translation> Translator::translate(const std::vector<std::string>& sentences,
@@ -80,7 +128,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
       std::copy(ids[static_cast<size_t>(b)].begin(), ids[static_cast<size_t>(b)].end(), flat.begin() + b * S);
       lengths.push_back(static_cast<int64_t>(ids[static_cast<size_t>(b)].size()));
     }
-    auto hyps = beam_search(*model_, Tensor::from_ids(flat, {B, S}, device_), lengths, Vocabulary::kBos,
+    auto hyps = beam_search(*ensemble_, Tensor::from_ids(flat, {B, S}, device_), lengths, Vocabulary::kBos,
                             Vocabulary::kEos, beam);
     for (int64_t b = 0; b < B; ++b) {
       Translation& tr = out[todo[start + static_cast<size_t>(b)]];

@@ -9,6 +9,7 @@
 #include "models/nmt/beam_search.h"
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/vocabulary.h"
+#include "models/nmt/ensemble.h"
 #include "models/nmt/model.h"
 #include "models/nmt/nmt_config.h"
 
@@ -33,10 +34,16 @@ class Translator {
  public:
   // Loads config, vocabularies and parameters from `checkpoint`; errors name the file and the problem.
   Translator(const std::string& checkpoint, Device device);
+  // An ensemble of checkpoints (models/nmt/ensemble.h) decoded as one. They must share their vocabularies and
+  // text settings (data.lowercase); an error names the first that differs. Configuration (decoding
+  // defaults, GEMM precision, reverse_source for the attention) comes from the first.
+  Translator(const std::vector<std::string>& checkpoints, Device device);
 
   std::vector<Translation> translate(const std::vector<std::string>& sentences, const TranslateOptions& options) const;
 
-  const NmtModel& model() const { return *model_; }
+  // The first checkpoint's model, and all of them as an ensemble.
+  const NmtModel& model() const { return *models_.front(); }
+  const Ensemble& ensemble() const { return *ensemble_; }
   const NmtConfig& config() const { return cfg_; }
   const Vocabulary& src_vocab() const { return src_vocab_; }
   const Vocabulary& tgt_vocab() const { return tgt_vocab_; }
@@ -47,7 +54,8 @@ class Translator {
   NmtConfig cfg_;
   Vocabulary src_vocab_, tgt_vocab_;
   Tokenizer tokenizer_;
-  std::unique_ptr<NmtModel> model_;
+  std::vector<std::unique_ptr<NmtModel>> models_;
+  std::unique_ptr<Ensemble> ensemble_;
   Device device_;
 };
 

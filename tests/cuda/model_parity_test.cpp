@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/nmt/beam_search.h"
+#include "models/nmt/ensemble.h"
 #include "models/nmt/greedy.h"
 #include "models/nmt/model.h"
 #include "tests/cuda/cuda_test_util.h"
@@ -192,6 +193,32 @@ TEST(CudaModelParity, GreedyAndBeamDecodingMatchTheCpuTokenForToken) {
           EXPECT_LE(max_mixed_error(as_doubles(got[s][h].attention[t]), as_doubles(want[s][h].attention[t])), 1e-6)
               << "attention of sentence " << s << " hypothesis " << h << " token " << t;
       }
+    }
+  }
+}
+
+// An ensemble's mixture (exp, add, log on the device) decodes as on the CPU: two members of other
+// attention, in float64.
+TEST(CudaModelParity, EnsembleDecodingMatchesTheCpuTokenForToken) {
+  LUONG_REQUIRE_CUDA();
+  const auto all = variants();
+  ASSERT_GE(all.size(), 2u);
+  Generator init(12);
+  NmtModel cpu_a(all[0].cfg, init, DType::f64), cpu_b(all[1].cfg, init, DType::f64);
+  const auto gpu_a = copy_of(cpu_a, DType::f64, Device::cuda(0)), gpu_b = copy_of(cpu_b, DType::f64, Device::cuda(0));
+  for (Module* m : std::initializer_list<Module*>{&cpu_a, &cpu_b, gpu_a.get(), gpu_b.get()}) m->eval();
+  const nmt::Ensemble cpu({&cpu_a, &cpu_b}), gpu({gpu_a.get(), gpu_b.get()});
+  const Batch batch(all[0].cfg);
+  nmt::BeamOptions o;
+  o.beam_size = 4, o.n_best = 3, o.max_len = 12, o.length_penalty = 0.6;
+  const auto want = nmt::beam_search(cpu, batch.src, batch.src_lengths, kBos, kEos, o);
+  const auto got = nmt::beam_search(gpu, batch.src.to(Device::cuda(0)), batch.src_lengths, kBos, kEos, o);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t s = 0; s < want.size(); ++s) {
+    ASSERT_EQ(got[s].size(), want[s].size()) << "sentence " << s;
+    for (size_t h = 0; h < want[s].size(); ++h) {
+      EXPECT_EQ(got[s][h].tokens, want[s][h].tokens) << "sentence " << s << " hypothesis " << h;
+      EXPECT_NEAR(got[s][h].score, want[s][h].score, 1e-9) << "sentence " << s << " hypothesis " << h;
     }
   }
 }
