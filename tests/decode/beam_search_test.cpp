@@ -1,35 +1,20 @@
 // Beam search: beam 1 is greedy decoding, wider beams never score worse than greedy, n-best is sorted,
 // and batching sentences together does not change any sentence's result.
+#include "models/nmt/beam_search.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 
-#include "models/nmt/beam_search.h"
 #include "models/nmt/greedy.h"
+#include "tests/decode/decode_fixtures.h"
 
 namespace luong::nmt {
 namespace {
 
 constexpr int64_t kPad = 0, kBos = 2, kEos = 3;
-
-std::unique_ptr<NmtModel> random_model(const std::string& attention) {
-  ModelConfig c;
-  c.src_vocab = 13, c.tgt_vocab = 11, c.layers = 2, c.hidden_size = 16, c.embedding_size = 8, c.dropout = 0.0;
-  c.attention = attention;
-  c.init_range = 0.5;  // large weights: peaked, varied distributions
-  Generator g(21);
-  auto m = std::make_unique<NmtModel>(c, g);
-  m->eval();
-  return m;
-}
-
-Tensor sources(std::vector<int64_t>& lengths) {
-  lengths = {5, 3, 6, 1};
-  std::vector<int64_t> ids{4, 5, 6, 7, 8, 0, 9, 10, 11, 0, 0, 0, 12, 4, 5, 6, 7, 8, 6, 0, 0, 0, 0, 0};
-  return Tensor::from_ids(ids, {4, 6});
-}
 
 BeamOptions fixed_length(int64_t beam_size, int64_t max_len, int64_t n_best = 1) {
   BeamOptions o;

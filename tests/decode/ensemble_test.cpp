@@ -17,28 +17,12 @@
 #include "models/nmt/greedy.h"
 #include "models/nmt/nmt_task.h"
 #include "models/nmt/top_tokens.h"
+#include "tests/decode/decode_fixtures.h"
 
 namespace luong::nmt {
 namespace {
 
 constexpr int64_t kPad = Vocabulary::kPad, kBos = Vocabulary::kBos, kEos = Vocabulary::kEos;  // as make_batch uses
-
-// Members may differ in everything but the target vocabulary.
-std::unique_ptr<NmtModel> random_model(uint64_t seed, const std::string& attention, int64_t layers, int64_t hidden) {
-  ModelConfig c;
-  c.src_vocab = 13, c.tgt_vocab = 11, c.layers = layers, c.hidden_size = hidden, c.embedding_size = 8;
-  c.dropout = 0.0, c.attention = attention, c.init_range = 0.5;  // peaked, varied distributions
-  Generator g(seed);
-  auto m = std::make_unique<NmtModel>(c, g);
-  m->eval();
-  return m;
-}
-
-Tensor sources(std::vector<int64_t>& lengths) {
-  lengths = {5, 3, 6, 1};
-  std::vector<int64_t> ids{4, 5, 6, 7, 8, 0, 9, 10, 11, 0, 0, 0, 12, 4, 5, 6, 7, 8, 6, 0, 0, 0, 0, 0};
-  return Tensor::from_ids(ids, {4, 6});
-}
 
 std::vector<float> row_of(const Variable& log_probs, int64_t row) {
   const Tensor t = log_probs.data().to(DType::f32);
@@ -57,8 +41,8 @@ TEST(Ensemble, MeanProbabilityLogIsStable) {
 // The step's log-probabilities are log((p_1 + p_2 + p_3) / 3) of the members' own steps, for every row,
 // with members of other depths, sizes and attention; the attention reported is the first member's.
 TEST(Ensemble, EachStepIsTheMeanOfTheMembersProbabilities) {
-  const auto a = random_model(1, "general", 2, 16), b = random_model(2, "dot", 1, 12),
-             c = random_model(3, "local-p", 2, 10);
+  const auto a = random_model("general", 1, 2, 16), b = random_model("dot", 2, 1, 12),
+             c = random_model("local-p", 3, 2, 10);
   const Ensemble ensemble({a.get(), b.get(), c.get()});
   NoGradGuard no_grad;
   std::vector<int64_t> lengths;
@@ -93,7 +77,7 @@ TEST(Ensemble, EachStepIsTheMeanOfTheMembersProbabilities) {
 // Greedy decoding of the ensemble takes, at each step, the best token of the mixture computed here from the
 // members' steps (a decoder written out by hand).
 TEST(Ensemble, GreedyDecodingFollowsTheMixture) {
-  const auto a = random_model(4, "general", 2, 16), b = random_model(5, "concat", 2, 12);
+  const auto a = random_model("general", 4, 2, 16), b = random_model("concat", 5, 2, 12);
   const Ensemble ensemble({a.get(), b.get()});
   std::vector<int64_t> lengths;
   const Tensor src = sources(lengths);
@@ -133,7 +117,7 @@ TEST(Ensemble, GreedyDecodingFollowsTheMixture) {
 
 // One model twice is the model: the same hypotheses, scores to float rounding.
 TEST(Ensemble, AModelTwiceDecodesAsTheModelAlone) {
-  const auto a = random_model(6, "general", 2, 16);
+  const auto a = random_model("general", 6, 2, 16);
   std::vector<int64_t> lengths;
   const Tensor src = sources(lengths);
   BeamOptions o;
@@ -162,7 +146,7 @@ Corpus small_corpus() {
 // reference (computed here with teacher-forced decoder steps, a path of its own), and by Jensen's inequality
 // never above the members' mean loss; one model twice has that model's loss.
 TEST(Ensemble, LossIsTheMixturesPerTokenAndAtMostTheMembersMean) {
-  const auto a = random_model(7, "general", 2, 16), b = random_model(8, "dot", 1, 12);
+  const auto a = random_model("general", 7, 2, 16), b = random_model("dot", 8, 1, 12);
   const Corpus corpus = small_corpus();
   const Ensemble ensemble({a.get(), b.get()});
   const ValidationResult mixed = evaluate_loss(ensemble, corpus, 3, Device::cpu());
@@ -198,7 +182,7 @@ TEST(Ensemble, LossIsTheMixturesPerTokenAndAtMostTheMembersMean) {
 }
 
 TEST(Ensemble, MembersMustShareTheTargetVocabulary) {
-  const auto a = random_model(9, "general", 1, 8);
+  const auto a = random_model("general", 9, 1, 8);
   ModelConfig c = a->config();
   c.tgt_vocab = 12;
   Generator g(1);
