@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -124,17 +125,23 @@ std::vector<nmt::Translation> translate_with_progress(const nmt::Translator& tra
                                                       const std::vector<std::string>& sentences,
                                                       const TranslateArgs& args, const std::string& what) {
   const nmt::TranslateOptions o = translate_options(args);
-  std::vector<nmt::Translation> out;
-  out.reserve(sentences.size());
-  PassProgress progress(what, sentences.size(), args.progress);
+  const size_t n = sentences.size();
+  std::vector<nmt::Translation> out(n);
+  PassProgress progress(what, n, args.progress);
   progress.update(0);
+  // The whole input in order of length, so every batch holds sentences of similar length (the translator
+  // sorts within what it is given, here a chunk); the results go back to the input order.
+  std::vector<size_t> tokens(n), order(n);
+  for (size_t i = 0; i < n; ++i) tokens[i] = translator.tokenizer().tokenize(sentences[i]).size(), order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return tokens[a] < tokens[b]; });
   // Chunks of several batches: progress lines without slowing decoding down.
   const size_t chunk = static_cast<size_t>(args.batch_size) * 4;
-  for (size_t start = 0; start < sentences.size(); start += chunk) {
-    const size_t end = std::min(sentences.size(), start + chunk);
-    std::vector<std::string> part(sentences.begin() + static_cast<std::ptrdiff_t>(start),
-                                  sentences.begin() + static_cast<std::ptrdiff_t>(end));
-    for (auto& t : translator.translate(part, o)) out.push_back(std::move(t));
+  for (size_t start = 0; start < n; start += chunk) {
+    const size_t end = std::min(n, start + chunk);
+    std::vector<std::string> part;
+    for (size_t k = start; k < end; ++k) part.push_back(sentences[order[k]]);
+    std::vector<nmt::Translation> done = translator.translate(part, o);
+    for (size_t k = start; k < end; ++k) out[order[k]] = std::move(done[k - start]);
     progress.update(end);
   }
   return out;

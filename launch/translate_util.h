@@ -69,7 +69,8 @@ class PassProgress {
   bool reported_ = false;
 };
 
-// Translates in batches, reporting progress on stderr as "<what> N/M sentences" (see PassProgress).
+// Translates in batches of sentences of similar length (results in the input order), reporting progress on
+// stderr as "<what> N/M sentences" (see PassProgress).
 std::vector<nmt::Translation> translate_with_progress(const nmt::Translator& translator,
                                                       const std::vector<std::string>& sentences,
                                                       const TranslateArgs& args, const std::string& what);

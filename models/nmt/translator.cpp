@@ -114,6 +114,11 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
       todo.push_back(i);
     }
   }
+  // Batches of sentences of similar length: a batch decodes until its longest sentence is done and attends
+  // over its longest source, so mixed lengths waste steps and padding. Each sentence's result does not depend
+  // on its batch (tests/decode/beam_search_test.cpp); `out` keeps the input order.
+  std::stable_sort(todo.begin(), todo.end(),
+                   [&](size_t a, size_t b) { return out[a].src_tokens.size() < out[b].src_tokens.size(); });
   for (size_t start = 0; start < todo.size(); start += static_cast<size_t>(o.batch_size)) {
     const size_t end = std::min(todo.size(), start + static_cast<size_t>(o.batch_size));
     std::vector<std::vector<int64_t>> ids;
