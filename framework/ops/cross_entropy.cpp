@@ -32,7 +32,7 @@ struct CrossEntropyOp : Node {
                    row_loss.data<T>());
     });
     Tensor total = sum_all_scalar(row_loss);  // stays on the device
-    return {attach(node, {logits}, total), tokens};
+    return {attach(node, {logits}, total), tokens, row_loss};
   }
 
   void backward() override {

@@ -148,9 +148,17 @@ struct LinearCrossEntropyOp : Node {
         scatter_kept_rows(rows, in_dim, targets.data<int64_t>(), ignore_index, pdx, node->dx.template data<T>());
     });
     Tensor total = sum_all_scalar(row_loss);  // stays on the device
+    Tensor row_losses = row_loss;
+    if (skip_ignored) {  // back to one entry per row of x, 0 for the ignored ones
+      row_losses = Tensor::empty({rows}, dt, dev);
+      dispatch_float(dt, "linear_cross_entropy", [&](auto t) {
+        using T = decltype(t);
+        scatter_kept_rows(rows, 1, targets.data<int64_t>(), ignore_index, row_loss.data<T>(), row_losses.data<T>());
+      });
+    }
     std::vector<Variable> inputs{x, w};
     if (b.defined()) inputs.push_back(b);
-    return {attach(node, std::move(inputs), total), tokens};
+    return {attach(node, std::move(inputs), total), tokens, std::move(row_losses)};
   }
 
   void backward() override {

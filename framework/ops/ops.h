@@ -37,6 +37,10 @@ Variable log_softmax(const Variable& x, const Tensor& mask = {});
 struct CrossEntropy {
   Variable loss;   // () summed loss
   int64_t tokens;  // targets != ignore_index (-1 for device targets inside a captured step: core/capture_guard.h)
+  // (N) each row's term of `loss` (0 where the target is ignore_index; the smoothed term under label
+  // smoothing), on the logits' device, outside the graph. What an ensemble needs to mix members per token
+  // (models/nmt/ensemble_loss.cpp) without the (N, V) log-probabilities.
+  Tensor row_losses;
 };
 CrossEntropy cross_entropy(const Variable& logits, const Tensor& targets, int64_t ignore_index = -100,
                            double label_smoothing = 0.0);

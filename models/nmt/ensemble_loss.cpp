@@ -8,17 +8,17 @@
 namespace luong::nmt {
 namespace {
 
-// Each target position's log-probability under `model`, time-major (row t * B + b), pad positions included.
+// Each target position's log-probability under `model`, time-major (row t * B + b), pad positions 0. The
+// fused generator loss gives them per row, so no (T * B, V) tensor of log-probabilities is formed (at a
+// 50,000-word vocabulary and 32 x 50 positions that was 320 MB per member and batch, then a host copy).
 std::vector<double> target_log_probs(const NmtModel& model, const Batch& b, const std::vector<int64_t>& lengths,
                                      Device device) {
-  const Variable logits = model.forward(b.src.to(device), lengths, b.tgt_in.to(device), nullptr);  // (T * B, V)
-  const Tensor lp = log_softmax(logits).data().to(Device::cpu()).to(DType::f32);
-  const int64_t B = b.tgt_out.size(0), T = b.tgt_out.size(1), V = lp.size(1);
-  const int64_t* tgt = b.tgt_out.data<int64_t>();
-  const float* p = lp.data<float>();
-  std::vector<double> out(static_cast<size_t>(T * B));
-  for (int64_t t = 0; t < T; ++t)
-    for (int64_t r = 0; r < B; ++r) out[static_cast<size_t>(t * B + r)] = p[(t * B + r) * V + tgt[r * T + t]];
+  const CrossEntropy ce =
+      model.forward_loss(b.src.to(device), lengths, b.tgt_in.to(device), b.tgt_out.to(device), 0.0, nullptr);
+  const Tensor losses = ce.row_losses.to(Device::cpu()).to(DType::f64);
+  const double* p = losses.data<double>();
+  std::vector<double> out(static_cast<size_t>(losses.numel()));
+  for (size_t i = 0; i < out.size(); ++i) out[i] = -p[i];
   return out;
 }
 

@@ -158,6 +158,34 @@ TEST(LinearCrossEntropy, IgnoredRowsAreLeftOutOfEveryProduct) {
   for (const Tensor& grad : none.grads) EXPECT_EQ(max_abs(grad), 0.0);
 }
 
+// Row losses: -log softmax(x W + b)[target] per row, 0 for ignored rows, in row order, whether the rows are
+// chunked or (on a CPU) packed without the ignored ones; the same from the unfused op.
+TEST(LinearCrossEntropy, RowLossesAreEachRowsNegativeLogProbabilityOfItsTarget) {
+  Generator g(41);
+  const int64_t N = 7, H = 4, V = 9;
+  const std::vector<int64_t> targets{2, -1, 8, 0, -1, 4, 4};
+  const Variable x = random_leaf(g, {N, H}, -2, 2), w = random_leaf(g, {H, V}), b = random_leaf(g, {V});
+  const Tensor t = Tensor::from_ids(targets, {N});
+  NoGradGuard no_grad;
+  const std::vector<double> logp = log_softmax(add(matmul(x, w), b)).data().to_vector();
+  std::vector<double> expected(static_cast<size_t>(N), 0.0);
+  for (int64_t r = 0; r < N; ++r)
+    if (targets[static_cast<size_t>(r)] != -1)
+      expected[static_cast<size_t>(r)] = -logp[static_cast<size_t>(r * V + targets[static_cast<size_t>(r)])];
+  auto expect_rows = [&](const CrossEntropy& ce, const std::string& what) {
+    ASSERT_EQ(ce.row_losses.shape(), Shape{N}) << what;
+    const std::vector<double> got = ce.row_losses.to_vector();
+    double sum = 0.0;
+    for (int64_t r = 0; r < N; ++r) {
+      EXPECT_NEAR(got[static_cast<size_t>(r)], expected[static_cast<size_t>(r)], 1e-12) << what << ", row " << r;
+      sum += got[static_cast<size_t>(r)];
+    }
+    EXPECT_NEAR(sum, ce.loss.data().item(), 1e-12) << what;
+  };
+  for (int64_t chunk : {1, 3, 100}) expect_rows(linear_cross_entropy(x, w, b, t, -1, 0.0, chunk), "fused");
+  expect_rows(cross_entropy(add(matmul(x, w), b), t, -1), "unfused");
+}
+
 TEST(LinearCrossEntropy, Float32WithinParityOfFloat64) {
   Generator g(32);
   const int64_t N = 37, H = 29, V = 8003;
