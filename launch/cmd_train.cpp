@@ -70,23 +70,33 @@ void delete_earlier_run(const std::string& run_dir, const std::function<void(con
   log(str("--overwrite: deleted the earlier run's ", files.size(), " checkpoint(s) and best.h5 in ", run_dir));
 }
 
-void print_summary(const TrainSummary& s, bool json) {
+// with_bleu: validations compute BLEU (train.valid_bleu or train.valid_metric: bleu), so the JSON summary has
+// last_valid_bleu (null when no validation ran in this process).
+void print_summary(const TrainSummary& s, bool json, bool with_bleu) {
   const bool validated = s.best_valid_ppl > 0;  // never validated: no data.valid_* or no validation yet
   if (json) {
     auto or_null = [](bool known, double v) { return known ? nlohmann::json(v) : nlohmann::json(nullptr); };
-    std::cout << json_text(nlohmann::json{{"steps", s.steps},
-                                          {"epochs", s.epochs_completed},
-                                          {"best_valid_ppl", or_null(validated, s.best_valid_ppl)},
-                                          {"last_valid_ppl", or_null(s.last_valid_ppl > 0, s.last_valid_ppl)},
-                                          {"train_loss", or_null(s.trained, s.last_train_loss)},
-                                          {"tokens_per_s", or_null(s.trained, s.tokens_per_s)},
-                                          {"elapsed_s", s.elapsed_s},
-                                          {"stop_reason", s.stop_reason},
-                                          {"resumed_from", s.resumed_from}})
-              << "\n";
+    nlohmann::json out{{"steps", s.steps},
+                       {"epochs", s.epochs_completed},
+                       {"best_valid_ppl", or_null(validated, s.best_valid_ppl)},
+                       {"last_valid_ppl", or_null(s.last_valid_ppl > 0, s.last_valid_ppl)},
+                       {"train_loss", or_null(s.trained, s.last_train_loss)},
+                       {"tokens_per_s", or_null(s.trained, s.tokens_per_s)},
+                       {"elapsed_s", s.elapsed_s},
+                       {"stop_reason", s.stop_reason},
+                       {"resumed_from", s.resumed_from}};
+    // train.valid_metric: bleu adds best_valid_bleu (the score of best.h5); train.valid_bleu last_valid_bleu.
+    if (s.valid_metric != "valid_ppl")
+      out["best_" + s.valid_metric] = or_null(s.best_valid_score.has_value(), s.best_valid_score.value_or(0.0));
+    if (with_bleu) out["last_valid_bleu"] = nullptr;
+    for (const auto& [k, v] : s.last_valid_extra) out["last_" + k] = v;
+    std::cout << json_text(out) << "\n";
   } else {
     std::cout << "steps " << s.steps << ", epochs completed " << s.epochs_completed << ", best valid ppl "
               << (validated ? str(s.best_valid_ppl) : std::string("n/a")) << ", "
+              << (s.valid_metric == "valid_bleu"
+                      ? "best valid bleu " + (s.best_valid_score ? str(*s.best_valid_score) : std::string("n/a")) + ", "
+                      : std::string())
               << static_cast<int64_t>(s.tokens_per_s) << " target tokens/s, " << format_duration(s.elapsed_s) << " ("
               << s.stop_reason << ")\n";
   }
@@ -102,6 +112,8 @@ TrainerOptions trainer_options(const nmt::NmtConfig& c, const TrainArgs& a) {
   o.checkpoint_every = c.train.checkpoint_every;
   o.keep_checkpoints = c.train.keep_checkpoints;
   o.early_stopping = c.train.early_stopping;
+  o.valid_metric = "valid_" + c.train.valid_metric;  // a key of the validation record: valid_ppl, valid_bleu
+  o.valid_metric_higher_is_better = c.train.valid_metric == "bleu";
   o.max_bad_steps = c.train.max_bad_steps;
   o.clip_norm = c.optim.clip_norm;
   o.bucket_mb = c.dist.bucket_mb;
@@ -154,7 +166,7 @@ void run(const TrainArgs& a) {
   Trainer trainer(task, *optimizer, *schedule, *group, to);
   const TrainSummary s = trainer.run();
   silence_stop_signal_notes();
-  if (root) print_summary(s, a.json);
+  if (root) print_summary(s, a.json, c.train.valid_bleu || c.train.valid_metric == "bleu");
   // Stopped by a signal: the checkpoint is saved, and the exit status says the run did not finish
   // (128 + signal, as a shell reports it), so `luong train ... && luong eval ...` does not go on.
   // Under mpirun only the stop the processes agreed on counts: a process that was not signalled reports the

@@ -12,9 +12,9 @@ namespace {
 // Keys that change how long a run goes, what it logs or keeps, or how it is evaluated afterwards, but not
 // the parameters a given step produces.
 bool keeps_steps_identical(const std::string& key) {
-  static const char* const kKeys[] = {"train.max_steps",        "train.max_epochs", "train.log_every",
+  static const char* const kKeys[] = {"train.max_steps",        "train.max_epochs",       "train.log_every",
                                       "train.checkpoint_every", "train.keep_checkpoints", "data.test_src",
-                                      "data.test_tgt",          "dist.check_every"};
+                                      "data.test_tgt",          "dist.check_every",       "train.valid_bleu"};
   for (const char* k : kKeys)
     if (key == k) return true;
   return key.rfind("eval.", 0) == 0;
@@ -23,7 +23,8 @@ bool keeps_steps_identical(const std::string& key) {
 // Keys added after checkpoints were first written, with the value that trains as luong did before the key
 // existed: a saved config without the key and a current one with that value are the same run.
 bool same_as_absent(const std::string& key, const std::string& value) {
-  return key == "train.accumulate" && value == "1";
+  return (key == "train.accumulate" && value == "1") || (key == "train.valid_bleu" && value == "false") ||
+         (key == "train.valid_metric" && value == "ppl");
 }
 
 // The global batch a step sees: per-process batch x processes x accumulated parts (2 processes x 8 sentences

@@ -165,17 +165,37 @@ void Trainer::validate(int64_t epoch) {
   last_valid_step_ = step_;
   const double ppl = ppl_of(v.loss_sum, v.tokens);
   summary_.last_valid_ppl = ppl;
-  schedule_.on_validation(ppl);
-  // A NaN perplexity (a diverged model) is never an improvement: the run stops on it below.
-  const bool improved = std::isfinite(ppl) && (best_valid_ppl_ == 0.0 || ppl < best_valid_ppl_);
+  summary_.last_valid_extra = v.extra;
+  if (std::isfinite(ppl) && (best_valid_ppl_ == 0.0 || ppl < best_valid_ppl_)) best_valid_ppl_ = ppl;
+  double score = ppl;
+  if (opt_.valid_metric != "valid_ppl") {
+    const auto it = v.extra.find(opt_.valid_metric);
+    LUONG_CHECK(it != v.extra.end(), "validation did not compute ", opt_.valid_metric,
+                ", the metric that picks the best checkpoint");
+    score = it->second;
+  }
+  const bool higher = opt_.valid_metric_higher_is_better;
+  schedule_.on_validation(higher ? -score : score);  // the schedule takes lower as better
+  // A NaN (a diverged model's perplexity) is never an improvement: the run stops on it below.
+  const bool improved =
+      std::isfinite(score) && (!has_best_score_ || (higher ? score > best_valid_score_ : score < best_valid_score_));
   if (improved) {
-    best_valid_ppl_ = ppl;
+    best_valid_score_ = score;
+    has_best_score_ = true;
     bad_validations_ = 0;
   } else {
     ++bad_validations_;
   }
-  say(str("validation at step ", step_, ": ppl ", ppl, improved ? " (best)" : "", "  loss ",
-          v.tokens ? v.loss_sum / static_cast<double>(v.tokens) : 0.0));
+  const bool by_ppl = opt_.valid_metric == "valid_ppl";
+  std::string line = str("validation at step ", step_, ": ppl ", ppl, improved && by_ppl ? " (best)" : "", "  loss ",
+                         v.tokens ? v.loss_sum / static_cast<double>(v.tokens) : 0.0);
+  for (const auto& [k, val] : v.extra) {  // scores such as BLEU, with sacreBLEU's two decimals
+    char value[32];
+    std::snprintf(value, sizeof value, "%.2f", val);
+    line += str("  ", k.rfind("valid_", 0) == 0 ? k.substr(6) : k, " ", value,
+                improved && k == opt_.valid_metric ? " (best)" : "");
+  }
+  say(line);
   if (is_root()) {
     nlohmann::json rec{{"type", "valid"},
                        {"step", step_},
@@ -185,6 +205,7 @@ void Trainer::validate(int64_t epoch) {
                        {"best_valid_ppl", best_valid_ppl_},
                        {"elapsed_s", progress_.elapsed_s()}};
     for (const auto& [k, val] : v.extra) rec[k] = val;
+    if (!by_ppl) rec["best_" + opt_.valid_metric] = best_valid_score_;
     metrics_.write(rec);
   }
   if (diverged(v.loss_sum, v.tokens))
@@ -263,6 +284,8 @@ TrainSummary Trainer::run() {
   summary_.steps = step_;
   summary_.epochs_completed = epochs_completed_;
   summary_.best_valid_ppl = best_valid_ppl_;
+  summary_.valid_metric = opt_.valid_metric;
+  if (has_best_score_) summary_.best_valid_score = best_valid_score_;
   if (window_tokens_ > 0) summary_.last_train_loss = window_loss_ / static_cast<double>(window_tokens_);
   summary_.elapsed_s = progress_.elapsed_s();
   const double training_s = summary_.elapsed_s - outside_training_s_;

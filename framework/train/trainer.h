@@ -37,6 +37,11 @@ struct TrainerOptions {
   double bucket_mb = 25.0;
   int64_t check_every = 0;        // steps between cross-rank parameter checks; 0 = off
   std::string resume;             // "" (fresh), "auto" (newest valid checkpoint in run_dir), or a path
+  // The validation result that picks best.h5 and drives early stopping and the schedule's on_validation:
+  // "valid_ppl" (the perplexity, lower is better), or a key of ValidationResult::extra that the task computes
+  // at every validation ("valid_bleu", higher is better). A run resumes only with the metric it started with.
+  std::string valid_metric = "valid_ppl";
+  bool valid_metric_higher_is_better = false;
   bool quiet = false;             // no progress line and no informational messages (warnings still show)
   std::map<std::string, std::string> checkpoint_strings;  // stored verbatim in every checkpoint ("config")
   // Called on rank 0 once the run has started or resumed (a failed resume writes nothing): the caller
@@ -54,6 +59,9 @@ struct TrainSummary {
   int64_t epochs_completed = 0;
   double best_valid_ppl = 0.0;  // 0 when never validated
   double last_valid_ppl = 0.0;
+  std::string valid_metric;                        // TrainerOptions::valid_metric
+  std::optional<double> best_valid_score;          // of valid_metric: the validation best.h5 holds
+  std::map<std::string, double> last_valid_extra;  // the last validation's further metrics ("valid_bleu")
   double last_train_loss = 0.0;  // per token, over the steps since the last log line (or the last window)
   bool trained = false;          // at least one step ran in this process (else last_train_loss means nothing)
   double tokens_per_s = 0.0;     // over the time spent training, validation and checkpoints excluded
@@ -113,7 +121,9 @@ class Trainer {
   // Training state saved in checkpoints (under "trainer/").
   int64_t step_ = 0;
   int64_t epochs_completed_ = 0;
-  double best_valid_ppl_ = 0.0;
+  double best_valid_ppl_ = 0.0;    // the lowest validation perplexity, 0 before the first validation
+  double best_valid_score_ = 0.0;  // of opt_.valid_metric, when has_best_score_
+  bool has_best_score_ = false;
   int64_t bad_validations_ = 0;
   int64_t bad_steps_ = 0;
   int64_t last_saved_step_ = -1;

@@ -196,6 +196,7 @@ void Trainer::resume() {
   const StateDict& s = ckpt->state;
   const auto world = ckpt->metadata.find("world_size");
   const std::string saved_world = world == ckpt->metadata.end() ? "" : world->second;
+  std::string saved_metric;
   try {
     task_.load_state(s, ckpt->path);
     optimizer_.load_state(s.sub("optim"));
@@ -207,6 +208,12 @@ void Trainer::resume() {
     bad_validations_ = t.ints.at("bad_validations");
     bad_steps_ = t.ints.at("bad_steps");
     best_valid_ppl_ = t.floats.at("best_valid_ppl");
+    // Checkpoints from before train.valid_metric picked by perplexity and kept no score of their own.
+    const auto metric = t.strings.find("valid_metric");
+    saved_metric = metric == t.strings.end() ? "valid_ppl" : metric->second;
+    const auto score = t.floats.find("best_valid_score");
+    has_best_score_ = score != t.floats.end() || (saved_metric == "valid_ppl" && best_valid_ppl_ > 0.0);
+    best_valid_score_ = score != t.floats.end() ? score->second : best_valid_ppl_;
   } catch (const std::out_of_range&) {
     LUONG_FAIL("cannot resume from ", ckpt->path, ": it has no trainer state (an averaged or exported model, not a ",
                "training checkpoint)");
@@ -235,6 +242,17 @@ void Trainer::resume() {
   // 0 means "not validated yet"; a NaN would make every later validation "no improvement" (no best.h5 again).
   LUONG_CHECK(std::isfinite(best_valid_ppl_) && best_valid_ppl_ >= 0.0, "cannot resume from ", ckpt->path,
               ": invalid trainer state (best validation perplexity ", best_valid_ppl_, ")");
+  LUONG_CHECK(std::isfinite(best_valid_score_), "cannot resume from ", ckpt->path,
+              ": invalid trainer state (best validation score ", best_valid_score_, ")");
+  // best.h5, the patience count and the plateau schedule's best all measure the run's metric: another one
+  // would compare a BLEU score with a perplexity.
+  auto setting = [](const std::string& metric) { return metric.rfind("valid_", 0) == 0 ? metric.substr(6) : metric; };
+  LUONG_CHECK(saved_metric == opt_.valid_metric, "cannot resume from ", ckpt->path,
+              ": that run picks its best "
+              "checkpoint by ",
+              setting(saved_metric), " (train.valid_metric: ", setting(saved_metric), "), this one by ",
+              setting(opt_.valid_metric), "; resume with --set train.valid_metric=", setting(saved_metric),
+              ", or start a new run (another --run-dir, or --overwrite)");
   // The same step is not the same checkpoint: stale node-local copies, or another --run-dir or --resume
   // on some rank, would train replicas that differ from the first step on, with nothing to notice it.
   if (group_.size() > 1)
@@ -278,6 +296,8 @@ void Trainer::save_checkpoint_now(bool best) {
   state.ints["trainer/bad_steps"] = bad_steps_;
   state.ints["trainer/last_valid_step"] = last_valid_step_;
   state.floats["trainer/best_valid_ppl"] = best_valid_ppl_;
+  state.strings["trainer/valid_metric"] = opt_.valid_metric;
+  if (has_best_score_) state.floats["trainer/best_valid_score"] = best_valid_score_;
   for (const auto& [k, v] : opt_.checkpoint_strings) state.strings[k] = v;
   last_saved_step_ = step_;
   if (!is_root()) return;

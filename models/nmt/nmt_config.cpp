@@ -119,6 +119,14 @@ void add_train(ConfigSchema& s) {
           0);
   bounded(s.add_int("train.early_stopping", 0, "Stop after this many validations without improvement; 0 = off."),
           0);
+  s.add_bool("train.valid_bleu", false,
+             "At each validation also translate data.valid_src with the eval.* decoding settings and score it "
+             "against data.valid_tgt with BLEU (as `luong eval` does): valid_bleu in metrics.jsonl and the "
+             "validation line. Costs a decoding pass per validation; training is unchanged.");
+  s.add_choice("train.valid_metric", "ppl", {"ppl", "bleu"},
+               "The validation result that picks best.h5 and drives train.early_stopping and the plateau "
+               "schedule: ppl (lower is better) or bleu (higher is better; computes BLEU at every validation "
+               "whatever train.valid_bleu says).");
   bounded(s.add_number("train.label_smoothing", 0.0,
                        "Label smoothing epsilon of the cross-entropy loss. The training loss (and the ppl of the "
                        "progress line and train records) is then the smoothed loss; validation is not smoothed."),
@@ -278,6 +286,8 @@ NmtConfig nmt_config_from(const Config& c) {
   t.checkpoint_every = c.get_int("train.checkpoint_every");
   t.keep_checkpoints = c.get_int("train.keep_checkpoints");
   t.early_stopping = c.get_int("train.early_stopping");
+  t.valid_bleu = c.get_bool("train.valid_bleu");
+  t.valid_metric = c.get_string("train.valid_metric");
   t.label_smoothing = c.get_number("train.label_smoothing");
   t.max_bad_steps = c.get_int("train.max_bad_steps");
   t.precision = c.get_string("train.precision");

@@ -39,6 +39,8 @@ struct TrainConfig {
   int64_t checkpoint_every = 0;       // steps; 0 = after every validation
   int64_t keep_checkpoints = 3;       // 0 = keep all
   int64_t early_stopping = 0;         // patience in validations; 0 = off
+  bool valid_bleu = false;            // BLEU of the validation set at each validation
+  std::string valid_metric = "ppl";   // ppl | bleu: what picks best.h5 and drives early stopping / plateau
   double label_smoothing = 0.0;
   int64_t max_bad_steps = 5;          // consecutive non-finite losses before the run stops
   std::string precision = "fp32";     // fp32 | tf32 | bf16: float32 GEMMs (framework/core/precision.h)

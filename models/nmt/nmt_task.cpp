@@ -4,13 +4,17 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <sstream>
 #include <tuple>
 
 #include "framework/core/precision.h"
 #include "framework/io/checkpoint.h"
 #include "framework/kernels/cpu/bf16_gemm.h"
 #include "framework/memory/allocator.h"
+#include "models/nmt/bleu.h"
 #include "models/nmt/data/text_reader.h"
+#include "models/nmt/ensemble.h"
+#include "models/nmt/translator.h"
 
 namespace luong::nmt {
 namespace {
@@ -79,10 +83,20 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
     LUONG_CHECK(!valid_->examples.empty(), "no validation pairs in ", cfg.data.valid_src, " / ", cfg.data.valid_tgt,
                 " (", valid_->stats.summary(), "): give a validation set with non-empty pairs, or leave ",
                 "data.valid_src and data.valid_tgt empty to train without validation");
+    if (cfg.train.valid_bleu || cfg.train.valid_metric == "bleu") {
+      valid_sources_ = read_lines(cfg.data.valid_src);
+      std::istringstream refs(read_text_file(cfg.data.valid_tgt));  // read_parallel checked it above
+      valid_references_ = bleu::read_lines(refs, cfg.data.valid_tgt);
+      LUONG_CHECK(valid_sources_.size() == valid_references_.size(), "validation BLEU: ", cfg.data.valid_src, " has ",
+                  valid_sources_.size(), " lines and ", cfg.data.valid_tgt, " ", valid_references_.size());
+    }
   } else {
     // Both act on validations only: without a validation set they never would, which is worth a word.
     if (cfg.train.early_stopping > 0)
       log(str("warning: train.early_stopping = ", cfg.train.early_stopping,
+              " has no effect without a validation set (data.valid_src / data.valid_tgt are empty)"));
+    if (cfg.train.valid_bleu || cfg.train.valid_metric == "bleu")
+      log(str("warning: train.", cfg.train.valid_bleu ? "valid_bleu" : "valid_metric = bleu",
               " has no effect without a validation set (data.valid_src / data.valid_tgt are empty)"));
     if (cfg.optim.schedule == "plateau")
       log("warning: optim.schedule = plateau never lowers the rate without a validation set (data.valid_src / "
@@ -240,8 +254,42 @@ ValidationResult NmtTask::validate() {
   const int64_t bs = cfg_.train.batch_by == "sentences" ? cfg_.train.batch_size : 64;
   std::vector<double> per_batch = evaluate_batch_losses(*model_, *valid_, bs, device_, group_.rank(), group_.size());
   if (group_.size() > 1) group_.all_reduce_scalars(per_batch);
+  ValidationResult out = sum_batch_losses(per_batch);
+  if (!valid_sources_.empty()) out.extra["valid_bleu"] = validation_bleu();
   model_->train();
-  return sum_batch_losses(per_batch);
+  return out;
+}
+
+// Each process translates every world-th validation sentence with the eval.* settings; BLEU's statistics add
+// up over sentences, so one all-reduce of them gives every process the score of the whole set, the same as
+// one process computes (`luong eval` with the checkpoint saved at this step scores the same).
+double NmtTask::validation_bleu() const {
+  NoGradGuard no_grad;
+  const int rank = group_.rank(), world = group_.size();
+  std::vector<std::string> sources;
+  std::vector<size_t> lines;
+  for (size_t i = static_cast<size_t>(rank); i < valid_sources_.size(); i += static_cast<size_t>(world)) {
+    sources.push_back(valid_sources_[i]);
+    lines.push_back(i);
+  }
+  TranslateOptions o;
+  o.beam.beam_size = cfg_.eval.beam_size;
+  o.beam.length_penalty = cfg_.eval.length_penalty;
+  o.beam.max_len_ratio = cfg_.eval.max_len_ratio;
+  const Tokenizer tokenizer(TokenizerOptions{cfg_.data.lowercase});
+  const std::vector<Translation> translations = translate_sentences(
+      Ensemble(*model_), {src_vocab_, tgt_vocab_, tokenizer, cfg_.model.reverse_source}, device_, sources, o);
+  bleu::BleuStats stats;
+  for (size_t k = 0; k < translations.size(); ++k)
+    stats += bleu::sentence_stats(translations[k].text, valid_references_[lines[k]]);
+  std::vector<int64_t> v{stats.hyp_len, stats.ref_len};
+  v.insert(v.end(), stats.correct.begin(), stats.correct.end());
+  v.insert(v.end(), stats.total.begin(), stats.total.end());
+  if (world > 1) group_.all_reduce_scalars(v);
+  stats.hyp_len = v[0], stats.ref_len = v[1];
+  std::copy_n(v.begin() + 2, bleu::kMaxOrder, stats.correct.begin());
+  std::copy_n(v.begin() + 2 + bleu::kMaxOrder, bleu::kMaxOrder, stats.total.begin());
+  return bleu::score_from_stats(stats).score;
 }
 
 void NmtTask::save_state(StateDict& out) const {

@@ -55,6 +55,10 @@ class NmtTask : public TrainTask {
   Device device_;
   Vocabulary src_vocab_, tgt_vocab_;
   std::shared_ptr<const Corpus> train_, valid_;
+  // With validation BLEU (train.valid_bleu or train.valid_metric: bleu): the validation source lines and the
+  // references as sacreBLEU reads them, every line (an empty one translates to an empty line), as `luong eval`.
+  std::vector<std::string> valid_sources_, valid_references_;
+  double validation_bleu() const;
   std::unique_ptr<BatchIterator> iterator_;
   std::unique_ptr<NmtModel> model_;
   std::unique_ptr<FlatParameters> flat_;

@@ -100,6 +100,12 @@ Translator::Translator(const std::vector<std::string>& checkpoints, Device devic
 
 std::vector<Translation> Translator::translate(const std::vector<std::string>& sentences,
                                                const TranslateOptions& o) const {
+  return translate_sentences(*ensemble_, {src_vocab_, tgt_vocab_, tokenizer_, cfg_.model.reverse_source}, device_,
+                             sentences, o);
+}
+
+std::vector<Translation> translate_sentences(const Ensemble& models, const TextSide& text, Device device,
+                                             const std::vector<std::string>& sentences, const TranslateOptions& o) {
   std::vector<Translation> out(sentences.size());
   BeamOptions beam = o.beam;
   beam.keep_attention = beam.keep_attention || o.unk_replace;
@@ -107,7 +113,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
   // make the model invent a sentence. Only the others go through beam search.
   std::vector<size_t> todo;
   for (size_t i = 0; i < sentences.size(); ++i) {
-    out[i].src_tokens = tokenizer_.tokenize(sentences[i]);
+    out[i].src_tokens = text.tokenizer.tokenize(sentences[i]);
     if (out[i].src_tokens.empty()) {
       out[i].nbest.emplace_back();  // one empty hypothesis keeps n-best output aligned
     } else {
@@ -124,7 +130,7 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
     std::vector<std::vector<int64_t>> ids;
     int64_t S = 1;
     for (size_t k = start; k < end; ++k) {
-      ids.push_back(src_vocab_.encode(out[todo[k]].src_tokens));
+      ids.push_back(text.src_vocab.encode(out[todo[k]].src_tokens));
       S = std::max<int64_t>(S, static_cast<int64_t>(ids.back().size()));
     }
     const int64_t B = static_cast<int64_t>(ids.size());
@@ -133,18 +139,18 @@ std::vector<Translation> Translator::translate(const std::vector<std::string>& s
       std::copy(ids[static_cast<size_t>(b)].begin(), ids[static_cast<size_t>(b)].end(), flat.begin() + b * S);
       lengths.push_back(static_cast<int64_t>(ids[static_cast<size_t>(b)].size()));
     }
-    auto hyps = beam_search(*ensemble_, Tensor::from_ids(flat, {B, S}, device_), lengths, Vocabulary::kBos,
-                            Vocabulary::kEos, beam);
+    auto hyps =
+        beam_search(models, Tensor::from_ids(flat, {B, S}, device), lengths, Vocabulary::kBos, Vocabulary::kEos, beam);
     for (int64_t b = 0; b < B; ++b) {
       Translation& tr = out[todo[start + static_cast<size_t>(b)]];
       tr.nbest = std::move(hyps[static_cast<size_t>(b)]);
       // Columns in source order for unk replacement, the plots and callers.
-      if (cfg_.model.reverse_source)
+      if (text.reverse_source)
         for (Hypothesis& h : tr.nbest) h.attention = attention_in_source_order(h.attention, true);
       const Hypothesis& best = tr.nbest.front();
       tr.attention = best.attention;
-      tr.tgt_tokens = output_tokens(best.tokens, best.attention, tr.src_tokens, tgt_vocab_, o);
-      tr.text = tokenizer_.detokenize(tr.tgt_tokens);
+      tr.tgt_tokens = output_tokens(best.tokens, best.attention, tr.src_tokens, text.tgt_vocab, o);
+      tr.text = text.tokenizer.detokenize(tr.tgt_tokens);
     }
   }
   return out;

@@ -59,6 +59,22 @@ class Translator {
   Device device_;
 };
 
+// What decoding needs besides the models: the vocabularies and tokenizer they were trained with, and whether
+// they read the source reversed (model.reverse_source).
+struct TextSide {
+  const Vocabulary& src_vocab;
+  const Vocabulary& tgt_vocab;
+  const Tokenizer& tokenizer;
+  bool reverse_source = false;
+};
+
+// Translator::translate for models already in memory (validation BLEU during training uses it): tokenises,
+// decodes in batches of similar length, restores the input order, replaces unknown words, detokenises. An empty
+// or whitespace-only sentence gives an empty translation.
+std::vector<Translation> translate_sentences(const Ensemble& models, const TextSide& text, Device device,
+                                             const std::vector<std::string>& sentences,
+                                             const TranslateOptions& options);
+
 // A model with model.reverse_source reads its source backwards, so beam search's attention column j is
 // source word n-1-j (n words, rows hold no padding). Returns the rows with columns in source order.
 std::vector<std::vector<float>> attention_in_source_order(const std::vector<std::vector<float>>& attention,

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
@@ -85,6 +86,24 @@ TEST_F(DistTrainTest, AccumulatedPartsEqualAsManyRanksDropoutIncluded) {
   ASSERT_EQ(rm.status, 0) << rm.output;
   EXPECT_EQ(rm.output.find("warning"), std::string::npos) << rm.output;
   EXPECT_LE(max_rel_diff(checkpoint_path(ranks, 15), checkpoint_path(moved, 15)), 1e-6);
+}
+
+// Validation BLEU under mpirun: each rank translates part of the validation set and one all-reduce of BLEU's
+// statistics gives the whole set's score, which is what one process evaluating that checkpoint gets.
+TEST_F(DistTrainTest, ValidationBleuOfTwoRanksIsTheWholeSetsScore) {
+  const std::string run = fresh_dir("dist_valid_bleu");
+  const RunResult r = run_mpi(args(run, 8, 200,
+                                   "--set optim.name=adam --set optim.lr=0.02 --set train.checkpoint_every=100 "
+                                   "--set train.valid_every=100 --set train.valid_metric=bleu --json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto summary = nlohmann::json::parse(r.output.substr(r.output.rfind('{')));
+  // A score of 0 (a model that has learned nothing) would be the same for any part of the set.
+  EXPECT_GT(summary["last_valid_bleu"].get<double>(), 5.0) << r.output;
+  const RunResult e = run_luong("eval --checkpoint " + checkpoint_path(run, 200) + " --src " + data_ +
+                                "/valid.src --ref " + data_ + "/valid.tgt --json 2>/dev/null");
+  ASSERT_EQ(e.status, 0) << e.output;
+  EXPECT_NEAR(summary["last_valid_bleu"].get<double>(), nlohmann::json::parse(e.output)["bleu"].get<double>(), 1e-9)
+      << r.output;
 }
 
 TEST_F(DistTrainTest, CheckpointsResumeAcrossWorldSizes) {
@@ -187,7 +206,7 @@ TEST_F(DistTrainTest, ASignalToOneRankStopsBothAtTheSameStepWithACheckpoint) {
 // The other rank must not get there while rank 0 still writes the stop's checkpoint (MPI_Finalize, at exit,
 // is collective and holds it). LUONG_TEST_CHECKPOINT_DELAY_MS makes that write take seconds.
 TEST_F(DistTrainTest, AStoppedJobEndsOnlyOnceRankZeroHasWrittenTheCheckpoint) {
-  const std::string dir = fresh_dir("dist_stop_slow_save"), log = dir + ".log";
+  const std::string dir = fresh_dir("dist_stop_slow_save"), log = fresh_log_path("dist_stop_slow_save");
   const pid_t pid = start_shell_command(std::string(kMpirun) + "-x LUONG_TEST_CHECKPOINT_DELAY_MS=100 " + LUONG_BINARY +
                                         " " + args(dir, 8, 1000000, kSaveOnlyAtTheStop) + " > " + log + " 2>&1");
   ASSERT_TRUE(wait_until_training(dir)) << file_text(log);
@@ -202,7 +221,7 @@ TEST_F(DistTrainTest, AStoppedJobEndsOnlyOnceRankZeroHasWrittenTheCheckpoint) {
 // A Ctrl-C reaches launch/mpirun-luong, not mpirun (which would kill the ranks a second later, before their
 // save): the script relays it as SIGUSR1, every rank finishes the step and saves, and the script exits 130.
 TEST_F(DistTrainTest, MpirunLuongTurnsACtrlCIntoAStopThatSaves) {
-  const std::string dir = fresh_dir("dist_wrapper_ctrl_c"), log = dir + ".log";
+  const std::string dir = fresh_dir("dist_wrapper_ctrl_c"), log = fresh_log_path("dist_wrapper_ctrl_c");
   const pid_t pid =
       start_shell_command("env LUONG_TEST_CHECKPOINT_DELAY_MS=100 LUONG_DIST_TIMEOUT_S=20 OMP_NUM_THREADS=1 " +
                           std::string(LUONG_SOURCE_DIR) + "/launch/mpirun-luong -np 2 " + LUONG_BINARY + " " +

@@ -114,6 +114,10 @@ inline std::string fresh_dir(const std::string& name) {
   return p.string();
 }
 
+// A path for a command's output log, in a fresh directory of its own (removed with the others): a log beside a
+// run directory would outlive it.
+inline std::string fresh_log_path(const std::string& name) { return fresh_dir(name + "_log") + "/output.log"; }
+
 // A fresh directory holding a toy corpus made by `luong gen-data` ({train,valid,test}.{src,tgt}); `sizes` are
 // gen-data's options (e.g. "--train 300 --valid 20 --test 10"). For a test suite's SetUpTestSuite.
 inline std::string generated_corpus(const std::string& name, const std::string& sizes) {

@@ -25,7 +25,7 @@ class StopSignalTest : public ::testing::Test {
   // A long run that saves only when it stops; each entry of that save takes `delay_ms`. `ignoring`: signals
   // ignored when it starts (`trap '' ...` in the shell that execs it, as nohup or a script's `&` do).
   pid_t start(const std::string& run_dir, int delay_ms, const std::string& ignoring = "") {
-    log_ = run_dir + ".log";  // beside the run, not in it
+    log_ = fresh_log_path(std::filesystem::path(run_dir).filename().string());  // not in the run directory
     const std::string args = "train --json --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml" +
                              " --run-dir " + run_dir + " --set data.train_src=" + data_ + "/train.src" +
                              " --set data.train_tgt=" + data_ + "/train.tgt --set data.valid_src=" + data_ +

@@ -1,5 +1,7 @@
 // The generic trainer on a small regression task: it learns, skips non-finite steps, stops after too many,
 // stops early, and averages by tokens.
+#include "framework/train/trainer.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,10 +9,12 @@
 #include <set>
 
 #include "framework/dist/process_group.h"
+#include "framework/io/checkpoint.h"
+#include "framework/io/checkpoint_dir.h"
 #include "framework/ops/ops.h"
-#include "framework/train/trainer.h"
 #include "tests/support/gradcheck.h"
 #include "tests/support/run_luong.h"
+#include "tests/support/temp_dir.h"
 
 namespace luong::testing {
 namespace {
@@ -51,6 +55,7 @@ class RegressionTask : public TrainTask {
     Variable d = sub(matmul(x_, w_), y_);
     ValidationResult r{sum(mul(d, d)).data().item(), 32, {}};
     if (valid_override_ > 0) r.loss_sum = valid_override_ * 32;
+    if (!scores_.empty()) r.extra["valid_score"] = scores_.at(validations_++);
     return r;
   }
   bool has_validation() const override { return true; }
@@ -61,6 +66,8 @@ class RegressionTask : public TrainTask {
 
   Variable w_;
   double valid_override_ = 0;  // constant validation loss (to trigger early stopping)
+  std::vector<double> scores_;  // "valid_score" of each validation in turn (none when empty)
+  size_t validations_ = 0;
   int64_t calls_ = 0;
 
  private:
@@ -135,6 +142,67 @@ TEST(Trainer, EarlyStoppingAfterPatienceValidations) {
   const TrainSummary r = t.run();
   EXPECT_EQ(r.steps, 15);  // best at 5, no improvement at 10 and 15
   EXPECT_NE(r.stop_reason.find("early stopping"), std::string::npos);
+}
+
+// train.valid_metric: bleu in the generic trainer: a higher-is-better score from the task picks best.h5 and counts
+// the patience, while the perplexity (which improves at every validation here) only gets recorded.
+TEST(Trainer, AHigherIsBetterMetricPicksTheBestCheckpointAndCountsThePatience) {
+  Fixture s;
+  TempDir dir;
+  RegressionTask task;
+  task.scores_ = {1.0, 3.0, 2.0, 2.5, 2.0, 9.0};
+  TrainerOptions o = quiet(1000);
+  o.run_dir = dir.path("run");
+  o.valid_every = 5;
+  o.early_stopping = 3;
+  o.valid_metric = "valid_score";
+  o.valid_metric_higher_is_better = true;
+  const TrainSummary r = Trainer(task, *s.sgd, *s.schedule, *s.group, o).run();
+  EXPECT_EQ(r.steps, 25);  // best at 10; no improvement at 15, 20, 25
+  EXPECT_NE(r.stop_reason.find("early stopping"), std::string::npos) << r.stop_reason;
+  ASSERT_TRUE(r.best_valid_score.has_value());
+  EXPECT_EQ(*r.best_valid_score, 3.0);
+  EXPECT_EQ(r.last_valid_extra.at("valid_score"), 2.0);
+  EXPECT_EQ(load_checkpoint(best_checkpoint_path(o.run_dir)).state.ints.at("trainer/step"), 10);
+
+  // Resuming keeps the best score and the patience: the run stays stopped, and another metric is refused.
+  RegressionTask again;
+  again.scores_ = {100.0};
+  o.resume = "auto";
+  EXPECT_NE(Trainer(again, *s.sgd, *s.schedule, *s.group, o).run().stop_reason.find("already done (early stopping"),
+            std::string::npos);
+  RegressionTask longer;  // patience raised: one more validation (step 30), below the best, so best.h5 stays
+  longer.scores_ = {2.9};
+  o.early_stopping = 5;
+  o.max_steps = 30;
+  EXPECT_EQ(Trainer(longer, *s.sgd, *s.schedule, *s.group, o).run().steps, 30);
+  EXPECT_EQ(load_checkpoint(best_checkpoint_path(o.run_dir)).state.ints.at("trainer/step"), 10);
+  o.valid_metric = "valid_ppl";
+  o.valid_metric_higher_is_better = false;
+  try {
+    Trainer(again, *s.sgd, *s.schedule, *s.group, o).run();
+    FAIL() << "resumed with another validation metric";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("picks its best checkpoint by score"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("this one by ppl"), std::string::npos) << e.what();
+  }
+}
+
+// The plateau schedule takes lower as better; a higher-is-better metric reaches it negated.
+TEST(Trainer, APlateauScheduleDecaysWhenAHigherIsBetterMetricStopsRising) {
+  Fixture s;
+  RegressionTask task;
+  task.scores_ = {1.0, 3.0, 2.0, 4.0};
+  ScheduleOptions so;
+  so.base_lr = 0.1;
+  so.decay_factor = 0.5;
+  const auto plateau = make_schedule("plateau", so);
+  TrainerOptions o = quiet(20);
+  o.valid_every = 5;
+  o.valid_metric = "valid_score";
+  o.valid_metric_higher_is_better = true;
+  Trainer(task, *s.sgd, *plateau, *s.group, o).run();
+  EXPECT_DOUBLE_EQ(plateau->lr(20, 1), 0.05);  // one decay: at the 2.0 after the 3.0
 }
 
 TEST(Trainer, NeedsAStepOrEpochLimit) {

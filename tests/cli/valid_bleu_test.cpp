@@ -1,0 +1,113 @@
+// Validation BLEU during training (train.valid_bleu, train.valid_metric: bleu): the score recorded at a step is
+// what `luong eval` gives that step's checkpoint on the validation set; with valid_metric bleu it picks best.h5;
+// computing it changes nothing the run trains; and its settings are checked like any other.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "framework/io/checkpoint.h"
+#include "framework/io/checkpoint_dir.h"
+#include "tests/support/run_luong.h"
+
+namespace luong::testing {
+namespace {
+
+class ValidBleuTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { data_ = generated_corpus("valid_bleu_data", "--train 600 --valid 30 --test 10"); }
+  static std::string train(const std::string& run_dir, const std::string& extra = "") {
+    return "train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
+           " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +
+           " --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt" +
+           " --set model.hidden_size=32 --set model.embedding_size=24 --set train.max_epochs=0" +
+           " --set train.max_steps=240 --set train.valid_every=40 --set train.keep_checkpoints=0" +
+           " --set optim.lr=0.01 --json " + extra;
+  }
+  static std::vector<nlohmann::json> valid_records(const std::string& run_dir) {
+    std::vector<nlohmann::json> out;
+    std::ifstream in(run_dir + "/metrics.jsonl");
+    for (std::string line; std::getline(in, line);)
+      if (auto j = nlohmann::json::parse(line); j["type"] == "valid") out.push_back(j);
+    return out;
+  }
+  static nlohmann::json summary(const RunResult& r) {
+    return nlohmann::json::parse(r.output.substr(r.output.rfind('{')));
+  }
+  static std::string data_;
+};
+std::string ValidBleuTest::data_;
+
+TEST_F(ValidBleuTest, TheRecordedScoreIsWhatEvalGivesThatCheckpointAndTheBestPicksBestH5) {
+  const std::string run = fresh_dir("valid_bleu_run");
+  const RunResult r = run_luong(train(run, "--set train.valid_metric=bleu") + " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto records = valid_records(run);
+  ASSERT_EQ(records.size(), 6u);
+  double best = -1;
+  int64_t best_step = -1;
+  for (const auto& rec : records) {
+    const double bleu = rec["valid_bleu"].get<double>();
+    if (bleu > best) best = bleu, best_step = rec["step"].get<int64_t>();
+    EXPECT_EQ(rec["best_valid_bleu"].get<double>(), best) << rec.dump();
+    const RunResult e = run_luong("eval --checkpoint " + checkpoint_path(run, rec["step"].get<int64_t>()) + " --src " +
+                                  data_ + "/valid.src --ref " + data_ + "/valid.tgt --json 2>/dev/null");
+    ASSERT_EQ(e.status, 0) << e.output;
+    EXPECT_NEAR(nlohmann::json::parse(e.output)["bleu"].get<double>(), bleu, 1e-9) << "step " << rec["step"];
+  }
+  EXPECT_GT(best, records.front()["valid_bleu"].get<double>()) << "the model learned something";
+  const auto s = summary(r);
+  EXPECT_EQ(s["best_valid_bleu"].get<double>(), best);
+  EXPECT_EQ(s["last_valid_bleu"].get<double>(), records.back()["valid_bleu"].get<double>());
+  EXPECT_EQ(load_checkpoint(best_checkpoint_path(run)).state.ints.at("trainer/step"), best_step);
+}
+
+TEST_F(ValidBleuTest, ScoringTheValidationSetChangesNothingTheRunTrains) {
+  const std::string plain = fresh_dir("valid_bleu_plain"), scored = fresh_dir("valid_bleu_scored");
+  const RunResult a = run_luong(train(plain) + " 2>/dev/null"),
+                  b = run_luong(train(scored, "--set train.valid_bleu=true") + " 2>/dev/null");
+  ASSERT_EQ(a.status, 0) << a.output;
+  ASSERT_EQ(b.status, 0) << b.output;
+  auto strip = [](std::vector<nlohmann::json> v) {
+    for (auto& rec : v)
+      for (const char* k : {"elapsed_s", "valid_bleu"}) rec.erase(k);
+    return v;
+  };
+  const auto with_bleu = valid_records(scored);
+  ASSERT_FALSE(with_bleu.empty());
+  for (const auto& rec : with_bleu) EXPECT_TRUE(rec.contains("valid_bleu")) << rec.dump();
+  EXPECT_EQ(strip(valid_records(plain)), strip(with_bleu));
+  const Checkpoint x = load_checkpoint(checkpoint_path(plain, 240)), y = load_checkpoint(checkpoint_path(scored, 240));
+  for (const auto& [name, t] : x.state.tensors)
+    if (name.rfind("model/", 0) == 0) {
+      EXPECT_EQ(t.to_vector(), y.state.tensors.at(name).to_vector()) << name;
+    }
+  // The summary names the score; best.h5 is still picked by perplexity.
+  EXPECT_TRUE(summary(b).contains("last_valid_bleu"));
+  EXPECT_FALSE(summary(b).contains("best_valid_bleu"));
+  // Turning it on when resuming keeps the run's steps: no warning about a changed run.
+  const RunResult resumed =
+      run_luong(train(plain, "--set train.valid_bleu=true --set train.max_steps=280 --resume auto") + " 2>&1");
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_EQ(resumed.output.find("no longer the same"), std::string::npos) << resumed.output;
+}
+
+TEST_F(ValidBleuTest, SettingsAreCheckedAndAMissingValidationSetIsNamed) {
+  const std::string run = fresh_dir("valid_bleu_settings");
+  const RunResult bad = run_luong(train(run, "--set train.valid_metric=rouge") + " 2>&1");
+  EXPECT_EQ(bad.status, 1) << bad.output;
+  EXPECT_NE(bad.output.find("train.valid_metric"), std::string::npos) << bad.output;
+  EXPECT_NE(bad.output.find("bleu"), std::string::npos) << bad.output;
+  const RunResult none = run_luong(train(run,
+                                         "--set train.valid_metric=bleu --set data.valid_src= --set data.valid_tgt= "
+                                         "--set train.max_steps=5") +
+                                   " 2>&1");
+  EXPECT_EQ(none.status, 0) << none.output;
+  EXPECT_NE(none.output.find("warning: train.valid_metric = bleu has no effect without a validation set"),
+            std::string::npos)
+      << none.output;
+}
+
+}  // namespace
+}  // namespace luong::testing
