@@ -86,6 +86,10 @@ ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vecto
   t.header = {"rank", "trial"};
   t.header.insert(t.header.end(), keys.begin(), keys.end());
   t.header.push_back("valid_ppl");
+  // Validation BLEU when any trial computed it (train.valid_bleu, or a sweep ranked by it).
+  bool with_valid_bleu = false;
+  for (const auto& r : ranked) with_valid_bleu = with_valid_bleu || r.valid_bleu.has_value();
+  if (with_valid_bleu) t.header.push_back("valid_bleu");
   if (with_bleu) t.header.push_back("bleu");
   t.header.insert(t.header.end(), {"tokens_per_s", "wall_s", "steps", "status", "error"});
   auto opt = [&](const std::optional<double>& v, int digits) {
@@ -101,6 +105,7 @@ ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vecto
       row.push_back(v);
     }
     row.push_back(opt(r.valid_ppl, 3));
+    if (with_valid_bleu) row.push_back(opt(r.valid_bleu, 2));
     if (with_bleu) row.push_back(opt(r.bleu, 2));
     const bool ran = r.status == TrialStatus::ok;
     // An interrupted trial's rate is that of its partial run: shown when it was measured.

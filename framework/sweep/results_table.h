@@ -19,7 +19,8 @@ struct ResultsTable {
   std::vector<std::vector<std::string>> rows;
 };
 
-// Columns: rank, trial, one per varied key, valid_ppl, bleu (when `with_bleu`), tokens_per_s, wall_s, steps,
+// Columns: rank, trial, one per varied key, valid_ppl, valid_bleu (when a trial has it), bleu (when `with_bleu`),
+// tokens_per_s, wall_s, steps,
 // status, error. `precise` keeps full precision and the whole error (CSV); otherwise numbers are rounded for
 // reading and the error is one short line: for a crash, the last "error:" line of the trial's log.
 ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vector<std::string>& keys, bool with_bleu,

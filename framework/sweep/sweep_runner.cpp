@@ -172,6 +172,8 @@ class SweepRun {
         eval_only_[i] = true;
       } else if (done->status == TrialStatus::ok || !o_.retry_failed) {
         done->varied = t.varied;  // the plan's order (the file's is alphabetical)
+        // Finished before the sweep was ranked by validation BLEU: its metrics log has it if it computed it.
+        if (!done->valid_bleu) done->valid_bleu = best_valid_bleu(d + "/metrics.jsonl");
         results_[i] = *done;
         say(str(tag(i), ": already ", status_name(done->status), ", skipped",
                 done->status == TrialStatus::failed ? " (rerun with --retry-failed to run it again)" : ""));
@@ -197,6 +199,14 @@ class SweepRun {
         for (const std::string& f : {files->first, files->second})
           if (std::error_code ec; !fs::is_regular_file(f, ec))
             LUONG_FAIL("metric bleu evaluates on ", f, ", which does not exist or is not a file");
+      }
+      if (spec_.metric == "valid_bleu") {
+        const Config& c = *configs_[i];
+        if (!c.get_bool("train.valid_bleu") && c.get_string("train.valid_metric") != "bleu")
+          LUONG_FAIL("metric valid_bleu needs validation BLEU in the trial's run: add train.valid_bleu: true (or ",
+                     "train.valid_metric: bleu) to the spec's overrides");
+        if (c.get_string("data.valid_src").empty())
+          LUONG_FAIL("metric valid_bleu needs a validation set: data.valid_src is empty in the trial's config");
       }
     } catch (const Error& e) {
       fail(i, str("invalid config: ", e.what()));
@@ -342,6 +352,7 @@ class SweepRun {
     TrialResult& r = results_[i];
     const std::string metrics = dir(i) + "/metrics.jsonl";
     r.valid_ppl = best_valid_ppl(metrics);
+    r.valid_bleu = best_valid_bleu(metrics);
     if (!r.valid_ppl && number_or(*summary, "best_valid_ppl", 0.0) > 0.0)
       r.valid_ppl = (*summary)["best_valid_ppl"].get<double>();
     r.steps = number_or(*summary, "steps", int64_t{0});
@@ -380,6 +391,7 @@ class SweepRun {
     r.attempts = st.attempts, r.wall_s = st.wall_s;
     write_result(dir(i), r);
     std::string what = r.valid_ppl ? str("best valid ppl ", *r.valid_ppl) : std::string("no validation");
+    if (r.valid_bleu) what += str(", best valid BLEU ", *r.valid_bleu);
     if (r.bleu) what += str(", BLEU ", *r.bleu);
     say(str(tag(i), ": ok, ", what, ", ", static_cast<int64_t>(r.tokens_per_s), " tokens/s"));
   }
@@ -389,6 +401,7 @@ class SweepRun {
     TrialResult& r = results_[i];
     r.status = TrialStatus::interrupted;
     r.valid_ppl = best_valid_ppl(dir(i) + "/metrics.jsonl");
+    r.valid_bleu = best_valid_bleu(dir(i) + "/metrics.jsonl");
     r.steps = steps;
     r.tokens_per_s = tokens_per_s;
     const TrialState st = read_state(dir(i));

@@ -51,7 +51,7 @@ struct SweepSpec {
   int64_t random_samples = 0;        // 0 = no random search
   uint64_t random_seed = 0;
   std::vector<RandomParam> random_params;
-  std::string metric = "valid_ppl";  // valid_ppl, bleu, tokens_per_s, wall_s
+  std::string metric = "valid_ppl";  // valid_ppl, valid_bleu, bleu, tokens_per_s, wall_s
   std::string mode;                  // min or max (default: min for valid_ppl / wall_s, max otherwise)
   std::vector<std::string> launch;   // command prefix for `luong train`, split on whitespace ("mpirun -np 4")
   int64_t parallel = 1;              // trials running at once

@@ -61,6 +61,7 @@ const char* status_name(TrialStatus s) {
 std::optional<double> TrialResult::metric(const std::string& name) const {
   if (name == "valid_ppl") return valid_ppl;
   if (name == "bleu") return bleu;
+  if (name == "valid_bleu") return valid_bleu;
   if (name == "tokens_per_s") return status == TrialStatus::ok ? std::optional<double>(tokens_per_s) : std::nullopt;
   if (name == "wall_s") return status == TrialStatus::ok ? std::optional<double>(wall_s) : std::nullopt;
   LUONG_FAIL("unknown sweep metric '", name, "'");
@@ -81,6 +82,7 @@ json to_json(const TrialResult& r) {
               {"sets", r.sets},
               {"valid_ppl", optional_json(r.valid_ppl)},
               {"bleu", optional_json(r.bleu)},
+              {"valid_bleu", optional_json(r.valid_bleu)},
               // null, not 0, for what was never measured (a trial that failed at start, or never ran)
               {"tokens_per_s", r.tokens_per_s > 0 ? json(r.tokens_per_s) : json(nullptr)},
               {"wall_s", r.wall_s > 0 ? json(r.wall_s) : json(nullptr)},
@@ -104,6 +106,7 @@ TrialResult result_from_json(const json& j) {
   r.sets = j.at("sets").get<std::vector<std::string>>();
   r.valid_ppl = optional_from(j, "valid_ppl");
   r.bleu = optional_from(j, "bleu");
+  r.valid_bleu = optional_from(j, "valid_bleu");
   r.tokens_per_s = number_or(j, "tokens_per_s", 0.0);
   r.wall_s = number_or(j, "wall_s", 0.0);
   r.steps = number_or(j, "steps", int64_t{0});
@@ -148,6 +151,15 @@ std::optional<double> best_valid_ppl(const std::string& metrics_path) {
   std::optional<double> best;
   for (const auto& [step, ppl] : valid_curve(metrics_path))
     if (!best || ppl < *best) best = ppl;
+  return best;
+}
+
+std::optional<double> best_valid_bleu(const std::string& metrics_path) {
+  std::optional<double> best;
+  for_each_record(metrics_path, [&](const json& j) {
+    if (j.value("type", "") == "valid" && j.contains("valid_bleu") && j["valid_bleu"].is_number())
+      if (const double b = j["valid_bleu"].get<double>(); !best || b > *best) best = b;
+  });
   return best;
 }
 

@@ -26,6 +26,7 @@ struct TrialResult {
   std::vector<std::string> sets;
   std::optional<double> valid_ppl;  // best validation perplexity (min over metrics.jsonl "valid" records)
   std::optional<double> bleu;       // when the sweep's metric is bleu
+  std::optional<double> valid_bleu;  // best validation BLEU (max over "valid" records), when the trial computed it
   double tokens_per_s = 0.0;
   double wall_s = 0.0;              // wall time of all this trial's processes, over every sweep run
   int64_t steps = 0;
@@ -34,7 +35,7 @@ struct TrialResult {
   std::string resumed_from;
   std::string error;                // failed: what went wrong (exit status and the log's last lines)
 
-  // The value of a metric (valid_ppl, bleu, tokens_per_s, wall_s); nullopt when not measured.
+  // The value of a metric (valid_ppl, valid_bleu, bleu, tokens_per_s, wall_s); nullopt when not measured.
   std::optional<double> metric(const std::string& name) const;
 };
 
@@ -50,6 +51,8 @@ std::optional<TrialResult> read_result(const std::string& trial_dir);
 // do not parse (a line cut by a kill) are skipped.
 std::vector<std::pair<int64_t, double>> valid_curve(const std::string& metrics_path);
 std::optional<double> best_valid_ppl(const std::string& metrics_path);
+// The highest "valid_bleu" of the "valid" records (train.valid_bleu or train.valid_metric: bleu); none without.
+std::optional<double> best_valid_bleu(const std::string& metrics_path);
 // Mean tokens_per_s of the "train" records (for a trial whose last run had nothing left to train).
 double mean_train_tokens_per_s(const std::string& metrics_path);
 // The highest "step" of any record (0 when none): how far a trial killed before its summary line got.

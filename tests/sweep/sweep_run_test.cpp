@@ -307,6 +307,37 @@ TEST_F(SweepRunTest, BleuMetricEvaluatesEveryTrial) {
             std::string("rank,trial,model.attention,valid_ppl,bleu,tokens_per_s,wall_s").substr(0, 60));
 }
 
+// metric: valid_bleu ranks by each trial's best validation BLEU (its metrics.jsonl), with no evaluation pass; a
+// spec whose trials do not compute it is told what to add before anything trains.
+TEST_F(SweepRunTest, ValidBleuMetricRanksByTheBestValidationBleu) {
+  const std::string spec = write_spec("grid:\n  model.attention: [dot, general]\nmetric: valid_bleu\n",
+                                      "  train.max_steps: 100\n  train.valid_bleu: true\n  eval.beam_size: 2\n");
+  const Sweep s = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(s.status, 0) << s.err;
+  const json results = json::parse(s.out);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_GE(results[0]["valid_bleu"].get<double>(), results[1]["valid_bleu"].get<double>());  // max by default
+  for (const auto& r : results) {
+    double best = -1;
+    std::ifstream in(trial(r["name"]) + "/metrics.jsonl");
+    for (std::string line; std::getline(in, line);)
+      if (const json j = json::parse(line); j["type"] == "valid") best = std::max(best, j["valid_bleu"].get<double>());
+    EXPECT_EQ(r["valid_bleu"].get<double>(), best) << r.dump();
+    EXPECT_TRUE(r["bleu"].is_null()) << "no evaluation pass: " << r.dump();
+  }
+  EXPECT_GT(results[0]["valid_bleu"].get<double>(), 0.0);
+  EXPECT_EQ(read(dir_ + "/out/results.csv").substr(0, 48), "rank,trial,model.attention,valid_ppl,valid_bleu,");
+
+  const std::string plain =
+      write_spec("grid:\n  model.attention: [dot]\nmetric: valid_bleu\n", "  train.max_steps: 5\n");
+  const Sweep b = run_sweep(plain + " --out " + dir_ + "/out2 --json");
+  EXPECT_EQ(b.status, 1) << b.err;
+  EXPECT_NE(b.out.find("metric valid_bleu needs validation BLEU in the trial's run: add train.valid_bleu: true"),
+            std::string::npos)
+      << b.out;
+  EXPECT_FALSE(fs::exists(dir_ + "/out2/trials/attention-dot/train.log")) << "refused before training";
+}
+
 TEST_F(SweepRunTest, KilledSweepLeavesNoTrainerRunning) {
   // A trial far too long to finish; the sweep is SIGKILLed (no chance to forward anything) mid-training.
   const std::string spec = write_spec("grid:\n  model.attention: [dot]\n", "  train.max_steps: 1000000\n");
