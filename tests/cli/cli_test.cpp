@@ -27,10 +27,8 @@ class CliTest : public ::testing::Test {
     summary_ = nlohmann::json::parse(r.output.substr(r.output.rfind('{')));
   }
   static std::string train(const std::string& run_dir, const std::string& extra = "") {
-    return "train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
-           " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +
-           " --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt" +
-           " --set model.hidden_size=48 --set model.embedding_size=32 --set train.max_epochs=0" +
+    return tiny_train_command(run_dir, data_) +
+           " --quiet --set model.hidden_size=48 --set model.embedding_size=32 --set train.max_epochs=0" +
            " --set train.max_steps=300 --set train.valid_every=100 --set train.log_every=10 --set optim.lr=0.01" +
            " --set train.keep_checkpoints=0 " + extra;
   }

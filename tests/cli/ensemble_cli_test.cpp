@@ -23,11 +23,8 @@ class EnsembleCli : public ::testing::Test {
   }
   static std::string train(const std::string& name, const std::string& extra) {
     const std::string dir = fresh_dir(name);
-    const RunResult r =
-        run_luong("train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + dir +
-                  " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ +
-                  "/train.tgt --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ +
-                  "/valid.tgt --set train.max_epochs=0 --set train.max_steps=40 " + extra);
+    const RunResult r = run_luong(tiny_train_command(dir, data_) +
+                                  " --quiet --set train.max_epochs=0 --set train.max_steps=40 " + extra);
     EXPECT_EQ(r.status, 0) << r.output;
     return checkpoint_path(dir, 40);
   }

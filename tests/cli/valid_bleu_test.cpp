@@ -18,10 +18,8 @@ class ValidBleuTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { data_ = generated_corpus("valid_bleu_data", "--train 600 --valid 30 --test 10"); }
   static std::string train(const std::string& run_dir, const std::string& extra = "") {
-    return "train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
-           " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +
-           " --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt" +
-           " --set model.hidden_size=32 --set model.embedding_size=24 --set train.max_epochs=0" +
+    return tiny_train_command(run_dir, data_) +
+           " --quiet --set model.hidden_size=32 --set model.embedding_size=24 --set train.max_epochs=0" +
            " --set train.max_steps=240 --set train.valid_every=40 --set train.keep_checkpoints=0" +
            " --set optim.lr=0.01 --json " + extra;
   }

@@ -33,10 +33,8 @@ class DistTrainTest : public ::testing::Test {
   }
   // SGD (no adaptive scaling that would amplify float rounding differences), no dropout.
   std::string args(const std::string& run_dir, int batch, int steps, const std::string& extra = "") const {
-    return "train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
-           " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +
-           " --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt" +
-           " --set model.hidden_size=24 --set model.embedding_size=16 --set model.dropout=0" +
+    return tiny_train_command(run_dir, data_) +
+           " --quiet --set model.hidden_size=24 --set model.embedding_size=16 --set model.dropout=0" +
            " --set optim.name=sgd --set optim.lr=0.5 --set train.max_epochs=0 --set train.max_steps=" +
            std::to_string(steps) + " --set train.batch_size=" + std::to_string(batch) +
            " --set train.checkpoint_every=5 --set train.valid_every=0 --set train.keep_checkpoints=0 " + extra;
@@ -148,7 +146,8 @@ TEST_F(DistTrainTest, KilledRankEndsTheJobAndKeepsTheLastCheckpoint) {
   for (int i = 0; i < 300 && list_checkpoints(dir).size() < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_GE(list_checkpoints(dir).size(), 2u) << "no checkpoint appeared";
   // The ranks are the luong processes whose parent is mpirun (or its orted child).
-  const RunResult victim = run_luong_shell("pgrep -f -n -- '^" + std::string(LUONG_BINARY) + " train --quiet --config.*" + dir + "'");
+  const RunResult victim =
+      run_luong_shell("pgrep -f -n -- '^" + std::string(LUONG_BINARY) + " train --config.*" + dir + "'");
   const pid_t rank_pid = static_cast<pid_t>(std::atol(victim.output.c_str()));
   ASSERT_GT(rank_pid, 0) << victim.output;
   const auto t0 = std::chrono::steady_clock::now();
@@ -182,7 +181,7 @@ TEST_F(DistTrainTest, ASignalToOneRankStopsBothAtTheSameStepWithACheckpoint) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   ASSERT_GE(list_checkpoints(dir).size(), 2u) << "no checkpoint appeared";
   const RunResult victim =
-      run_luong_shell("pgrep -f -n -- '^" + std::string(LUONG_BINARY) + " train --quiet --config.*" + dir + "'");
+      run_luong_shell("pgrep -f -n -- '^" + std::string(LUONG_BINARY) + " train --config.*" + dir + "'");
   const pid_t rank_pid = static_cast<pid_t>(std::atol(victim.output.c_str()));
   ASSERT_GT(rank_pid, 0) << victim.output;
   kill(rank_pid, SIGTERM);
@@ -211,7 +210,7 @@ TEST_F(DistTrainTest, AStoppedJobEndsOnlyOnceRankZeroHasWrittenTheCheckpoint) {
                                         " " + args(dir, 8, 1000000, kSaveOnlyAtTheStop) + " > " + log + " 2>&1");
   ASSERT_TRUE(wait_until_training(dir)) << file_text(log);
   const RunResult rank =
-      run_luong_shell("pgrep -f -n -- '^" + std::string(LUONG_BINARY) + " train --quiet --config.*" + dir + "'");
+      run_luong_shell("pgrep -f -n -- '^" + std::string(LUONG_BINARY) + " train --config.*" + dir + "'");
   ASSERT_GT(std::atol(rank.output.c_str()), 0) << rank.output;
   kill(static_cast<pid_t>(std::atol(rank.output.c_str())), SIGTERM);
   EXPECT_EQ(wait_exit_status(pid), 143) << file_text(log);

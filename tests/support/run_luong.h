@@ -118,6 +118,14 @@ inline std::string fresh_dir(const std::string& name) {
 // run directory would outlive it.
 inline std::string fresh_log_path(const std::string& name) { return fresh_dir(name + "_log") + "/output.log"; }
 
+// `luong train` with configs/tiny.yaml on the toy corpus in `data_dir` (generated_corpus: its training and
+// validation files; the test files are left to the config), writing `run_dir`. Callers append their options.
+inline std::string tiny_train_command(const std::string& run_dir, const std::string& data_dir) {
+  return "train --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
+         " --set data.train_src=" + data_dir + "/train.src --set data.train_tgt=" + data_dir + "/train.tgt" +
+         " --set data.valid_src=" + data_dir + "/valid.src --set data.valid_tgt=" + data_dir + "/valid.tgt";
+}
+
 // A fresh directory holding a toy corpus made by `luong gen-data` ({train,valid,test}.{src,tgt}); `sizes` are
 // gen-data's options (e.g. "--train 300 --valid 20 --test 10"). For a test suite's SetUpTestSuite.
 inline std::string generated_corpus(const std::string& name, const std::string& sizes) {

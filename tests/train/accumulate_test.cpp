@@ -21,10 +21,8 @@ class AccumulateTest : public ::testing::Test {
   // another order.
   static std::string args(const std::string& run_dir, int batch, int accumulate, int steps,
                           const std::string& extra = "") {
-    return "train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
-           " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +
-           " --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt" +
-           " --set model.hidden_size=24 --set model.embedding_size=16 --set model.dropout=0" +
+    return tiny_train_command(run_dir, data_) +
+           " --quiet --set model.hidden_size=24 --set model.embedding_size=16 --set model.dropout=0" +
            " --set optim.name=sgd --set optim.lr=0.5 --set train.max_epochs=0 --set train.valid_every=0" +
            " --set train.checkpoint_every=5 --set train.keep_checkpoints=0 --set train.batch_size=" +
            std::to_string(batch) + " --set train.accumulate=" + std::to_string(accumulate) +

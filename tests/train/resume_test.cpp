@@ -26,10 +26,8 @@ class ResumeTest : public ::testing::Test {
   // A small model with dropout (so the random stream matters), Adam (so optimizer state matters) and a
   // checkpoint every 4 steps.
   std::string train_args(const std::string& run_dir, const std::string& extra = "") const {
-    return "train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
-           " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +
-           " --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt" +
-           " --set model.hidden_size=32 --set model.embedding_size=24 --set model.dropout=0.3" +
+    return tiny_train_command(run_dir, data_) +
+           " --quiet --set model.hidden_size=32 --set model.embedding_size=24 --set model.dropout=0.3" +
            " --set train.batch_size=16 --set train.max_epochs=0 --set train.max_steps=120" +
            " --set train.checkpoint_every=4 --set train.valid_every=10 --set train.keep_checkpoints=2 " + extra;
   }

@@ -32,9 +32,7 @@ class RunDirSafetyTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { data_ = generated_corpus("run_dir_safety_data", "--train 400 --valid 40 --test 10"); }
   static std::string train_args(const std::string& run_dir, const std::string& extra = "") {
-    return "train --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
-           " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +
-           " --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt" +
+    return tiny_train_command(run_dir, data_) +
            " --set model.hidden_size=16 --set model.embedding_size=16 --set model.dropout=0" +
            " --set train.batch_size=16 --set train.max_epochs=0 --set train.max_steps=20" +
            " --set train.valid_every=10 --set train.checkpoint_every=10 --set train.keep_checkpoints=2 " + extra;

@@ -26,10 +26,7 @@ class StopSignalTest : public ::testing::Test {
   // ignored when it starts (`trap '' ...` in the shell that execs it, as nohup or a script's `&` do).
   pid_t start(const std::string& run_dir, int delay_ms, const std::string& ignoring = "") {
     log_ = fresh_log_path(std::filesystem::path(run_dir).filename().string());  // not in the run directory
-    const std::string args = "train --json --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml" +
-                             " --run-dir " + run_dir + " --set data.train_src=" + data_ + "/train.src" +
-                             " --set data.train_tgt=" + data_ + "/train.tgt --set data.valid_src=" + data_ +
-                             "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt --set train.max_epochs=0" +
+    const std::string args = tiny_train_command(run_dir, data_) + " --json --set train.max_epochs=0" +
                              " --set train.max_steps=1000000 --set train.valid_every=1000000" +
                              " --set train.checkpoint_every=1000000 --set train.log_every=1";
     const std::string run = "env LUONG_TEST_CHECKPOINT_DELAY_MS=" + std::to_string(delay_ms) + " " + LUONG_BINARY +

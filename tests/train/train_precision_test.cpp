@@ -41,9 +41,7 @@ class TrainPrecisionTest : public ::testing::Test {
     }
   }
   static std::string train_args(const std::string& run_dir, const std::string& precision) {
-    return "train --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + run_dir +
-           " --set data.train_src=" + data_ + "/train.src --set data.train_tgt=" + data_ + "/train.tgt" +
-           " --set data.valid_src=" + data_ + "/valid.src --set data.valid_tgt=" + data_ + "/valid.tgt" +
+    return tiny_train_command(run_dir, data_) +
            " --set model.hidden_size=32 --set model.embedding_size=24 --set train.batch_size=16" +
            " --set train.max_epochs=0 --set train.max_steps=" + std::to_string(kSteps) +
            " --set train.log_every=30 --set train.valid_every=" + std::to_string(kSteps) +
