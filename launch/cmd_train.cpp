@@ -70,6 +70,14 @@ void delete_earlier_run(const std::string& run_dir, const std::function<void(con
   log(str("--overwrite: deleted the earlier run's ", files.size(), " checkpoint(s) and best.h5 in ", run_dir));
 }
 
+// The text summary's BLEU: the best under train.valid_metric: bleu, else the last validation's when computed.
+std::string bleu_summary(const TrainSummary& s) {
+  if (s.valid_metric == "valid_bleu")
+    return "best valid bleu " + (s.best_valid_score ? str(*s.best_valid_score) : std::string("n/a")) + ", ";
+  const auto last = s.last_valid_extra.find("valid_bleu");
+  return last == s.last_valid_extra.end() ? std::string() : str("last valid bleu ", last->second, ", ");
+}
+
 // with_bleu: validations compute BLEU (train.valid_bleu or train.valid_metric: bleu), so the JSON summary has
 // last_valid_bleu (null when no validation ran in this process).
 void print_summary(const TrainSummary& s, bool json, bool with_bleu) {
@@ -93,10 +101,7 @@ void print_summary(const TrainSummary& s, bool json, bool with_bleu) {
     std::cout << json_text(out) << "\n";
   } else {
     std::cout << "steps " << s.steps << ", epochs completed " << s.epochs_completed << ", best valid ppl "
-              << (validated ? str(s.best_valid_ppl) : std::string("n/a")) << ", "
-              << (s.valid_metric == "valid_bleu"
-                      ? "best valid bleu " + (s.best_valid_score ? str(*s.best_valid_score) : std::string("n/a")) + ", "
-                      : std::string())
+              << (validated ? str(s.best_valid_ppl) : std::string("n/a")) << ", " << bleu_summary(s)
               << static_cast<int64_t>(s.tokens_per_s) << " target tokens/s, " << format_duration(s.elapsed_s) << " ("
               << s.stop_reason << ")\n";
   }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "framework/core/error.h"
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
 #include "tests/support/run_luong.h"
@@ -59,6 +60,12 @@ TEST_F(ValidBleuTest, TheRecordedScoreIsWhatEvalGivesThatCheckpointAndTheBestPic
   EXPECT_EQ(s["best_valid_bleu"].get<double>(), best);
   EXPECT_EQ(s["last_valid_bleu"].get<double>(), records.back()["valid_bleu"].get<double>());
   EXPECT_EQ(load_checkpoint(best_checkpoint_path(run)).state.ints.at("trainer/step"), best_step);
+  // The text summary of the finished run (resumed: nothing left to train) names the best score too.
+  std::string text_args = train(run, "--set train.valid_metric=bleu --resume auto");
+  text_args.replace(text_args.find(" --json "), 8, " ");
+  const RunResult text = run_luong(text_args + " 2>/dev/null");
+  ASSERT_EQ(text.status, 0) << text.output;
+  EXPECT_NE(text.output.find(str("best valid bleu ", best)), std::string::npos) << text.output;
 }
 
 TEST_F(ValidBleuTest, ScoringTheValidationSetChangesNothingTheRunTrains) {
@@ -84,11 +91,17 @@ TEST_F(ValidBleuTest, ScoringTheValidationSetChangesNothingTheRunTrains) {
   // The summary names the score; best.h5 is still picked by perplexity.
   EXPECT_TRUE(summary(b).contains("last_valid_bleu"));
   EXPECT_FALSE(summary(b).contains("best_valid_bleu"));
-  // Turning it on when resuming keeps the run's steps: no warning about a changed run.
-  const RunResult resumed =
-      run_luong(train(plain, "--set train.valid_bleu=true --set train.max_steps=280 --resume auto") + " 2>&1");
+
+  // Turning it on when resuming keeps the run's steps: no warning about a changed run; the text summary
+  // names the last validation's score.
+  std::string resume_args = train(plain, "--set train.valid_bleu=true --set train.max_steps=280 --resume auto");
+  resume_args.replace(resume_args.find(" --json "), 8, " ");
+  const RunResult resumed = run_luong(resume_args + " 2>&1");
   ASSERT_EQ(resumed.status, 0) << resumed.output;
   EXPECT_EQ(resumed.output.find("no longer the same"), std::string::npos) << resumed.output;
+  EXPECT_NE(resumed.output.find(str("last valid bleu ", valid_records(plain).back()["valid_bleu"].get<double>())),
+            std::string::npos)
+      << resumed.output;
 }
 
 TEST_F(ValidBleuTest, SettingsAreCheckedAndAMissingValidationSetIsNamed) {
