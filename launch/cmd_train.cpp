@@ -171,7 +171,7 @@ void run(const TrainArgs& a) {
   Trainer trainer(task, *optimizer, *schedule, *group, to);
   const TrainSummary s = trainer.run();
   silence_stop_signal_notes();
-  if (root) print_summary(s, a.json, c.train.valid_bleu || c.train.valid_metric == "bleu");
+  if (root) print_summary(s, a.json, c.train.scores_valid_bleu());
   // Stopped by a signal: the checkpoint is saved, and the exit status says the run did not finish
   // (128 + signal, as a shell reports it), so `luong train ... && luong eval ...` does not go on.
   // Under mpirun only the stop the processes agreed on counts: a process that was not signalled reports the

@@ -192,8 +192,7 @@ void Trainer::validate(int64_t epoch) {
   for (const auto& [k, val] : v.extra) {  // scores such as BLEU, with sacreBLEU's two decimals
     char value[32];
     std::snprintf(value, sizeof value, "%.2f", val);
-    line += str("  ", k.rfind("valid_", 0) == 0 ? k.substr(6) : k, " ", value,
-                improved && k == opt_.valid_metric ? " (best)" : "");
+    line += str("  ", metric_setting(k), " ", value, improved && k == opt_.valid_metric ? " (best)" : "");
   }
   say(line);
   if (is_root()) {

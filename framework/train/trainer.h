@@ -54,6 +54,9 @@ struct TrainerOptions {
   std::function<std::vector<std::string>(const std::string& saved_config, int64_t saved_world_size)> config_changes;
 };
 
+// A validation metric's config name: "valid_bleu" -> "bleu" (train.valid_metric's values, the validation line).
+inline std::string metric_setting(const std::string& key) { return key.rfind("valid_", 0) == 0 ? key.substr(6) : key; }
+
 struct TrainSummary {
   int64_t steps = 0;
   int64_t epochs_completed = 0;

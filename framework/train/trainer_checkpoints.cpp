@@ -246,12 +246,10 @@ void Trainer::resume() {
               ": invalid trainer state (best validation score ", best_valid_score_, ")");
   // best.h5, the patience count and the plateau schedule's best all measure the run's metric: another one
   // would compare a BLEU score with a perplexity.
-  auto setting = [](const std::string& metric) { return metric.rfind("valid_", 0) == 0 ? metric.substr(6) : metric; };
+  const std::string saved = metric_setting(saved_metric), wanted = metric_setting(opt_.valid_metric);
   LUONG_CHECK(saved_metric == opt_.valid_metric, "cannot resume from ", ckpt->path,
-              ": that run picks its best "
-              "checkpoint by ",
-              setting(saved_metric), " (train.valid_metric: ", setting(saved_metric), "), this one by ",
-              setting(opt_.valid_metric), "; resume with --set train.valid_metric=", setting(saved_metric),
+              ": that run picks its best checkpoint by ", saved, " (train.valid_metric: ", saved, "), this one by ",
+              wanted, "; resume with --set train.valid_metric=", saved,
               ", or start a new run (another --run-dir, or --overwrite)");
   // The same step is not the same checkpoint: stale node-local copies, or another --run-dir or --resume
   // on some rank, would train replicas that differ from the first step on, with nothing to notice it.

@@ -41,6 +41,8 @@ struct TrainConfig {
   int64_t early_stopping = 0;         // patience in validations; 0 = off
   bool valid_bleu = false;            // BLEU of the validation set at each validation
   std::string valid_metric = "ppl";   // ppl | bleu: what picks best.h5 and drives early stopping / plateau
+  // Validations translate the validation set and score it with BLEU (asked for, or the metric needs it).
+  bool scores_valid_bleu() const { return valid_bleu || valid_metric == "bleu"; }
   double label_smoothing = 0.0;
   int64_t max_bad_steps = 5;          // consecutive non-finite losses before the run stops
   std::string precision = "fp32";     // fp32 | tf32 | bf16: float32 GEMMs (framework/core/precision.h)

@@ -83,7 +83,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
     LUONG_CHECK(!valid_->examples.empty(), "no validation pairs in ", cfg.data.valid_src, " / ", cfg.data.valid_tgt,
                 " (", valid_->stats.summary(), "): give a validation set with non-empty pairs, or leave ",
                 "data.valid_src and data.valid_tgt empty to train without validation");
-    if (cfg.train.valid_bleu || cfg.train.valid_metric == "bleu") {
+    if (cfg.train.scores_valid_bleu()) {
       valid_sources_ = read_lines(cfg.data.valid_src);
       std::istringstream refs(read_text_file(cfg.data.valid_tgt));  // read_parallel checked it above
       valid_references_ = bleu::read_lines(refs, cfg.data.valid_tgt);
@@ -95,7 +95,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
     if (cfg.train.early_stopping > 0)
       log(str("warning: train.early_stopping = ", cfg.train.early_stopping,
               " has no effect without a validation set (data.valid_src / data.valid_tgt are empty)"));
-    if (cfg.train.valid_bleu || cfg.train.valid_metric == "bleu")
+    if (cfg.train.scores_valid_bleu())
       log(str("warning: train.", cfg.train.valid_bleu ? "valid_bleu" : "valid_metric = bleu",
               " has no effect without a validation set (data.valid_src / data.valid_tgt are empty)"));
     if (cfg.optim.schedule == "plateau")
