@@ -22,8 +22,9 @@ struct AverageArgs {
   bool force = false;
 };
 
-// Averaging parameters indexed by different vocabularies (same sizes, other words) or of differently wired
-// models gives a checkpoint that loads but translates garbage, so both must match exactly.
+// Averaging parameters indexed by different vocabularies (same sizes, other words), trained on other subword
+// units, or of differently wired models gives a checkpoint that loads but translates garbage, so all must
+// match exactly.
 void require_same_vocabulary(const Checkpoint& first, const Checkpoint& other, const std::string& name) {
   const auto a = first.state.strings.find(name), b = other.state.strings.find(name);
   if (a == first.state.strings.end() && b == other.state.strings.end()) return;
@@ -33,11 +34,11 @@ void require_same_vocabulary(const Checkpoint& first, const Checkpoint& other, c
   const std::vector<std::string> x = split_string_list(a->second), y = split_string_list(b->second);
   for (size_t i = 0; i < std::min(x.size(), y.size()); ++i)
     if (x[i] != y[i])
-      LUONG_FAIL("average: vocabulary '", name, "' of ", other.path, " differs from ", first.path, " at item ", i,
-                 ": '", y[i], "' vs '", x[i], "' (checkpoints with different vocabularies cannot be averaged)");
+      LUONG_FAIL("average: '", name, "' of ", other.path, " differs from ", first.path, " at item ", i, ": '", y[i],
+                 "' vs '", x[i], "' (checkpoints with different vocabularies or BPE merges cannot be averaged)");
   if (x.size() != y.size())
-    LUONG_FAIL("average: vocabulary '", name, "' has ", y.size(), " items in ", other.path, " but ", x.size(), " in ",
-               first.path, " (checkpoints with different vocabularies cannot be averaged)");
+    LUONG_FAIL("average: '", name, "' has ", y.size(), " items in ", other.path, " but ", x.size(), " in ", first.path,
+               " (checkpoints with different vocabularies or BPE merges cannot be averaged)");
 }
 
 void require_same_model_config(const Checkpoint& first, const Checkpoint& other) {
@@ -63,6 +64,7 @@ void require_same_model_config(const Checkpoint& first, const Checkpoint& other)
 }
 
 void require_compatible(const Checkpoint& first, const Checkpoint& other) {
+  require_same_vocabulary(first, other, "bpe/merges");  // first: other merges make other vocabularies
   require_same_vocabulary(first, other, "vocab/src");
   require_same_vocabulary(first, other, "vocab/tgt");
   require_same_model_config(first, other);

@@ -11,11 +11,10 @@
 //                    optim.clip_norm, one optim.name step at optim.lr;
 //   step/loss, step/tokens, step/grad_norm (of the token-averaged gradient, before clipping);
 //   spec/*           the model's shape, so the reference can build the same model from the file alone.
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-
-#include <CLI/CLI.hpp>
 
 #include "framework/autograd/flat_parameters.h"
 #include "framework/io/checkpoint.h"
@@ -24,6 +23,7 @@
 #include "launch/commands.h"
 #include "launch/run_config.h"
 #include "models/nmt/data/batch.h"
+#include "models/nmt/data/bpe.h"
 #include "models/nmt/data/corpus.h"
 #include "models/nmt/model.h"
 #include "models/nmt/nmt_task.h"
@@ -97,8 +97,8 @@ void run(const DumpStepArgs& a) {
 
   // The same data path and initialisation as NmtTask, without the shuffling iterator: a fixed batch.
   const nmt::Tokenizer tokenizer(nmt::TokenizerOptions{c.data.lowercase});
-  const nmt::TokenizedCorpus text = nmt::tokenize_corpus(nmt::read_parallel(c.data.train_src, c.data.train_tgt),
-                                                         tokenizer);
+  nmt::TokenizedCorpus text = nmt::tokenize_corpus(nmt::read_parallel(c.data.train_src, c.data.train_tgt), tokenizer);
+  if (c.data.bpe_merges > 0) nmt::segment_corpus(text, nmt::Bpe::learn({&text.src, &text.tgt}, c.data.bpe_merges));
   const auto sv = nmt::Vocabulary::build(text.src, c.data.src_vocab_size, c.data.min_freq);
   const auto tv = nmt::Vocabulary::build(text.tgt, c.data.tgt_vocab_size, c.data.min_freq);
   const nmt::Corpus corpus = nmt::encode_corpus(text, sv, tv, c.data.max_len);

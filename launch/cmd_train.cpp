@@ -20,6 +20,7 @@
 #include "launch/config_diff.h"
 #include "launch/rank_agreement.h"
 #include "launch/run_config.h"
+#include "models/nmt/data/bpe.h"
 #include "models/nmt/nmt_task.h"
 
 namespace luong::cli {
@@ -163,6 +164,13 @@ void run(const TrainArgs& a) {
     std::ofstream(a.run_dir + "/config.yaml") << config_text;
     task.src_vocab().save(a.run_dir + "/vocab.src.txt");
     task.tgt_vocab().save(a.run_dir + "/vocab.tgt.txt");
+    if (const auto& bpe = task.tokenizer().bpe()) {  // one merge per line, as subword-nmt writes its codes
+      std::ofstream merges(a.run_dir + "/bpe.merges.txt");
+      for (const std::string& m : bpe->to_list()) merges << m << "\n";
+    } else {
+      std::error_code ec;  // an overwritten run's
+      std::filesystem::remove(a.run_dir + "/bpe.merges.txt", ec);
+    }
   };
   to.config_changes = [&](const std::string& saved, int64_t saved_world) {
     return config_changes(saved, config_text, saved_world, group->size());

@@ -79,6 +79,13 @@ void add_data(ConfigSchema& s) {
   bounded(s.add_int("data.tgt_vocab_size", 8000, "Maximum target vocabulary size, specials included."), 5);
   bounded(s.add_int("data.min_freq", 1, "Tokens seen fewer times than this in training data map to <unk>."), 1);
   s.add_bool("data.lowercase", false, "Lowercase text before tokenising (output is then lowercase too).");
+  bounded(s.add_int("data.bpe_merges", 0,
+                    "Subword units: learn this many byte-pair-encoding merges (Sennrich et al. 2016) jointly on the "
+                    "training source and target words, and split every word into the units they make (pieces joined "
+                    "by `￭`, undone when detokenising); fewer when no pair is left that occurs twice. The "
+                    "vocabularies are built from the pieces and data.max_len counts them. The merges are stored in "
+                    "checkpoints and the run directory (bpe.merges.txt). 0 = whole words."),
+          0, 10000000);
   bounded(s.add_int("data.max_len", 50,
                     "Training pairs with more tokens than this on either side are skipped "
                     "(and counted in the log). The vocabularies are built from every training "
@@ -269,6 +276,7 @@ NmtConfig nmt_config_from(const Config& c) {
   d.tgt_vocab_size = c.get_int("data.tgt_vocab_size");
   d.min_freq = c.get_int("data.min_freq");
   d.lowercase = c.get_bool("data.lowercase");
+  d.bpe_merges = c.get_int("data.bpe_merges");
   d.max_len = c.get_int("data.max_len");
   d.pool_batches = c.get_int("data.pool_batches");
   d.sort_by = c.get_string("data.sort_by");
@@ -332,7 +340,8 @@ std::string nmt_config_reference() {
       "side is skipped and counted. Text is tokenised by luong's reversible tokenizer (documented in "
       "models/nmt/data/tokenizer.h): split on whitespace, punctuation separated from words with the joiner mark "
       "`￭` on the punctuation side, so translations detokenise to normal spacing; `data.lowercase` lowercases "
-      "first. Batching (models/nmt/data/batching.h) sorts examples by length (`data.sort_by`) within pools of "
+      "first, and `data.bpe_merges` splits words into subword units (models/nmt/data/bpe.h). Batching "
+      "(models/nmt/data/batching.h) sorts examples by length (`data.sort_by`) within pools of "
       "`data.pool_batches` batches and shuffles the batch order from `seed` and the epoch.\n\n"
       "Configs shipped in this directory: `tiny.yaml` (toy task from `luong gen-data --out data/toy`, used by "
       "tests), `multi30k.yaml` (English to German on Multi30k, the main job; fetch the data with "

@@ -12,6 +12,7 @@
 #include "framework/kernels/cpu/bf16_gemm.h"
 #include "framework/memory/allocator.h"
 #include "models/nmt/bleu.h"
+#include "models/nmt/data/bpe.h"
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/ensemble.h"
 #include "models/nmt/translator.h"
@@ -51,10 +52,18 @@ std::string checkpoint_name(const std::string& parameter_name) {
 NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<void(const std::string&)>& log,
                  std::optional<std::pair<Vocabulary, Vocabulary>> vocabs)
     : cfg_(cfg), group_(group), device_(group.device()), log_(log) {
-  const Tokenizer tokenizer(TokenizerOptions{cfg.data.lowercase});
   LUONG_CHECK(!cfg.data.train_src.empty() && !cfg.data.train_tgt.empty(),
               "data.train_src and data.train_tgt must name the training files");
-  const TokenizedCorpus text = tokenize_corpus(read_parallel(cfg.data.train_src, cfg.data.train_tgt), tokenizer);
+  tokenizer_ = Tokenizer(TokenizerOptions{cfg.data.lowercase});
+  TokenizedCorpus text = tokenize_corpus(read_parallel(cfg.data.train_src, cfg.data.train_tgt), tokenizer_);
+  if (cfg.data.bpe_merges > 0) {
+    // Learned from the training words on every start (a resumed run checks them against its checkpoint's):
+    // the same text gives the same merges.
+    auto bpe = std::make_shared<const Bpe>(Bpe::learn({&text.src, &text.tgt}, cfg.data.bpe_merges));
+    segment_corpus(text, *bpe);
+    log(str("bpe: ", bpe->merges(), " merges", bpe->merges() < cfg.data.bpe_merges ? " (no pair left twice)" : ""));
+    tokenizer_ = Tokenizer(TokenizerOptions{cfg.data.lowercase}, std::move(bpe));
+  }
   if (vocabs) {
     src_vocab_ = std::move(vocabs->first), tgt_vocab_ = std::move(vocabs->second);
   } else {
@@ -76,7 +85,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   LUONG_CHECK(!train_->examples.empty(), "no training pairs left in ", cfg.data.train_src, " / ", cfg.data.train_tgt,
               " (", train_->stats.summary(), ")");
   if (!cfg.data.valid_src.empty()) {
-    valid_ = load_corpus(cfg.data.valid_src, cfg.data.valid_tgt, tokenizer, src_vocab_, tgt_vocab_, 0);
+    valid_ = load_corpus(cfg.data.valid_src, cfg.data.valid_tgt, tokenizer_, src_vocab_, tgt_vocab_, 0);
     log(str("valid: ", valid_->stats.summary()));
     // A validation of nothing would report perplexity exp(0 / 0) = 0 as the best, and early stopping and the
     // plateau schedule would act on it.
@@ -276,9 +285,8 @@ double NmtTask::validation_bleu() const {
   o.beam.beam_size = cfg_.eval.beam_size;
   o.beam.length_penalty = cfg_.eval.length_penalty;
   o.beam.max_len_ratio = cfg_.eval.max_len_ratio;
-  const Tokenizer tokenizer(TokenizerOptions{cfg_.data.lowercase});
   const std::vector<Translation> translations = translate_sentences(
-      Ensemble(*model_), {src_vocab_, tgt_vocab_, tokenizer, cfg_.model.reverse_source}, device_, sources, o);
+      Ensemble(*model_), {src_vocab_, tgt_vocab_, tokenizer_, cfg_.model.reverse_source}, device_, sources, o);
   bleu::BleuStats stats;
   for (size_t k = 0; k < translations.size(); ++k)
     stats += bleu::sentence_stats(translations[k].text, valid_references_[lines[k]]);
@@ -301,12 +309,24 @@ void NmtTask::save_state(StateDict& out) const {
   out.strings["data/sort_by"] = sort_key_name(iterator_->options().sort_key);
   out.strings["vocab/src"] = join_string_list(src_vocab_.to_tokens());
   out.strings["vocab/tgt"] = join_string_list(tgt_vocab_.to_tokens());
+  if (tokenizer_.bpe()) out.strings["bpe/merges"] = join_string_list(tokenizer_.bpe()->to_list());
 }
 
 void NmtTask::load_state(const StateDict& in, const std::string& source) {
   Checkpoint view;
   view.state = in;
   view.path = source;  // the mismatch errors name it: "checkpoint <source>: parameter ..."
+  // Tokens are read through the merges, so a checkpoint resumes only with the ones it was trained with.
+  if (tokenizer_.bpe()) {
+    LUONG_CHECK(in.strings.count("bpe/merges"), "checkpoint ", source,
+                " was trained on whole words (it has no BPE merges), but data.bpe_merges is ", cfg_.data.bpe_merges,
+                " in this run's config");
+    check_string_list(view, "bpe/merges", tokenizer_.bpe()->to_list());
+  } else if (in.strings.count("bpe/merges")) {
+    LUONG_FAIL("checkpoint ", source, " was trained on BPE subword units (",
+               split_string_list(in.strings.at("bpe/merges")).size(),
+               " merges), but data.bpe_merges is 0 in this run's config");
+  }
   check_string_list(view, "vocab/src", src_vocab_.to_tokens());
   check_string_list(view, "vocab/tgt", tgt_vocab_.to_tokens());
   StateDict dest;

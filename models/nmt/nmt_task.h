@@ -44,6 +44,8 @@ class NmtTask : public TrainTask {
   NmtModel& model() { return *model_; }
   const Vocabulary& src_vocab() const { return src_vocab_; }
   const Vocabulary& tgt_vocab() const { return tgt_vocab_; }
+  // Words to tokens as this run reads them (with its BPE when data.bpe_merges > 0).
+  const Tokenizer& tokenizer() const { return tokenizer_; }
   // A hash of the vocabularies and every encoded training and validation pair: equal on two processes
   // only if they train on the same data (launch/rank_agreement.h compares it across an mpirun job).
   uint64_t data_fingerprint() const;
@@ -53,6 +55,7 @@ class NmtTask : public TrainTask {
   NmtConfig cfg_;
   ProcessGroup& group_;
   Device device_;
+  Tokenizer tokenizer_;
   Vocabulary src_vocab_, tgt_vocab_;
   std::shared_ptr<const Corpus> train_, valid_;
   // With validation BLEU (train.valid_bleu or train.valid_metric: bleu): the validation source lines and the

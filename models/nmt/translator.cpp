@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "framework/io/checkpoint.h"
+#include "models/nmt/data/bpe.h"
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/utf8.h"
@@ -24,10 +25,22 @@ Vocabulary stored_vocabulary(const Checkpoint& ckpt, const std::string& path, co
   }
 }
 
+// The BPE merges stored with a model trained on subword units (null for whole words).
+std::shared_ptr<const Bpe> stored_bpe(const Checkpoint& ckpt, const std::string& path) {
+  const auto it = ckpt.state.strings.find("bpe/merges");
+  if (it == ckpt.state.strings.end()) return nullptr;
+  try {
+    return std::make_shared<const Bpe>(Bpe::from_list(split_string_list(it->second)));
+  } catch (const Error& e) {
+    LUONG_FAIL("checkpoint ", path, ": 'bpe/merges': ", e.what());
+  }
+}
+
 // One checkpoint's config, vocabularies and model (on `device`).
 struct LoadedModel {
   NmtConfig cfg;
   Vocabulary src_vocab, tgt_vocab;
+  std::shared_ptr<const Bpe> bpe;
   std::unique_ptr<NmtModel> model;
 };
 
@@ -42,6 +55,7 @@ LoadedModel load_model(const std::string& checkpoint, Device device) {
   m.cfg = nmt_config_from(config);
   m.src_vocab = stored_vocabulary(ckpt, checkpoint, "vocab/src");
   m.tgt_vocab = stored_vocabulary(ckpt, checkpoint, "vocab/tgt");
+  m.bpe = stored_bpe(ckpt, checkpoint);
   ModelConfig mc = m.cfg.model;
   mc.src_vocab = m.src_vocab.size();
   mc.tgt_vocab = m.tgt_vocab.size();
@@ -80,8 +94,17 @@ Translator::Translator(const std::vector<std::string>& checkpoints, Device devic
       cfg_ = m.cfg;
       src_vocab_ = m.src_vocab;
       tgt_vocab_ = m.tgt_vocab;
-      tokenizer_ = Tokenizer(TokenizerOptions{cfg_.data.lowercase});
+      tokenizer_ = Tokenizer(TokenizerOptions{cfg_.data.lowercase}, m.bpe);
     } else {
+      const auto merges = [](const std::shared_ptr<const Bpe>& b) {
+        return b ? b->to_list() : std::vector<std::string>{};
+      };
+      if (merges(m.bpe) != merges(tokenizer_.bpe()))
+        LUONG_FAIL("ensemble: checkpoint ", checkpoints[i], " splits words into other subword units than ",
+                   checkpoints[0], " (", m.bpe ? str(m.bpe->merges(), " BPE merges") : std::string("whole words"),
+                   " vs ",
+                   tokenizer_.bpe() ? str(tokenizer_.bpe()->merges(), " BPE merges") : std::string("whole words"),
+                   "); the members of an ensemble must read the same tokens");
       for (const auto& [side, mine, first] :
            {std::tuple{"source", &m.src_vocab, &src_vocab_}, std::tuple{"target", &m.tgt_vocab, &tgt_vocab_}})
         if (const std::string d = vocabulary_difference(*first, *mine); !d.empty())
@@ -177,7 +200,8 @@ std::vector<std::string> output_tokens(const std::vector<int64_t>& ids,
         !src_tokens.empty()) {
       const auto& a = attention[j];
       const size_t src_pos = static_cast<size_t>(std::max_element(a.begin(), a.end()) - a.begin());
-      const std::string& src_word = src_tokens[std::min(src_pos, src_tokens.size() - 1)];
+      // With BPE the attended piece may be part of a word: the whole word is copied (or looked up).
+      const std::string src_word = whole_word_at(src_tokens, std::min(src_pos, src_tokens.size() - 1));
       auto it = o.dictionary.find(src_word);
       tok = it != o.dictionary.end() ? it->second : src_word;
     }

@@ -1,6 +1,9 @@
 #include "models/nmt/data/corpus.h"
 
 #include <cstdio>
+#include <unordered_map>
+
+#include "models/nmt/data/bpe.h"
 
 namespace luong::nmt {
 namespace {
@@ -20,6 +23,8 @@ int64_t count_unk(const std::vector<int64_t>& ids) {
 }  // namespace
 
 TokenizedCorpus tokenize_corpus(const ParallelText& text, const Tokenizer& tokenizer) {
+  // Words first, then the subword split through segment_corpus's cache (the same tokens, computed once per word).
+  const Tokenizer words(tokenizer.options());
   TokenizedCorpus out;
   out.lines = text.lines;
   out.empty_skipped = text.empty_skipped;
@@ -27,10 +32,31 @@ TokenizedCorpus tokenize_corpus(const ParallelText& text, const Tokenizer& token
   out.src.reserve(text.src.size());
   out.tgt.reserve(text.tgt.size());
   for (size_t i = 0; i < text.src.size(); ++i) {
-    out.src.push_back(tokenizer.tokenize(text.src[i]));
-    out.tgt.push_back(tokenizer.tokenize(text.tgt[i]));
+    out.src.push_back(words.tokenize(text.src[i]));
+    out.tgt.push_back(words.tokenize(text.tgt[i]));
   }
+  if (tokenizer.bpe()) segment_corpus(out, *tokenizer.bpe());
   return out;
+}
+
+void segment_corpus(TokenizedCorpus& text, const Bpe& bpe) {
+  std::unordered_map<std::string, std::vector<std::string>> pieces_of;  // a corpus repeats its words
+  for (auto* side : {&text.src, &text.tgt}) {
+    for (std::vector<std::string>& sentence : *side) {
+      std::vector<std::string> out;
+      out.reserve(sentence.size() * 2);
+      for (const std::string& word : sentence) {
+        auto it = pieces_of.find(word);
+        if (it == pieces_of.end()) {
+          std::vector<std::string> pieces;
+          bpe.segment(word, pieces);
+          it = pieces_of.emplace(word, std::move(pieces)).first;
+        }
+        out.insert(out.end(), it->second.begin(), it->second.end());
+      }
+      sentence = std::move(out);
+    }
+  }
 }
 
 Corpus encode_corpus(const TokenizedCorpus& text, const Vocabulary& src_vocab, const Vocabulary& tgt_vocab,

@@ -2,6 +2,7 @@
 //
 //   ParallelText text = read_parallel(src, tgt);              // lines, empty pairs skipped
 //   TokenizedCorpus tok = tokenize_corpus(text, tokenizer);   // token strings
+//   segment_corpus(tok, bpe);                                  // (optional) subword pieces
 //   Vocabulary sv = Vocabulary::build(tok.src, size, min_freq);  // (training data only)
 //   Corpus corpus = encode_corpus(tok, sv, tv, max_len);      // ids; over-long pairs skipped
 #pragma once
@@ -21,7 +22,11 @@ struct TokenizedCorpus {
   int64_t lines = 0;
   int64_t empty_skipped = 0;
 };
+// Tokens of each line, as tokenizer.tokenize gives them (subword pieces when the tokenizer has a BPE).
 TokenizedCorpus tokenize_corpus(const ParallelText& text, const Tokenizer& tokenizer);
+// Splits the word tokens of both sides into BPE pieces, as Tokenizer::tokenize with that BPE would.
+class Bpe;
+void segment_corpus(TokenizedCorpus& text, const Bpe& bpe);
 
 struct Example {
   std::vector<int64_t> src;  // ids, without <s> / </s>

@@ -1,5 +1,6 @@
 #include "models/nmt/data/tokenizer.h"
 
+#include "models/nmt/data/bpe.h"
 #include "models/nmt/data/utf8.h"
 
 namespace luong::nmt {
@@ -72,7 +73,11 @@ std::vector<std::string> Tokenizer::tokenize(std::string_view text) const {
     if (j > i) tokenize_chunk(cps, i, j, out);
     i = j;
   }
-  return out;
+  if (!bpe_) return out;
+  std::vector<std::string> pieces;
+  pieces.reserve(out.size() * 2);
+  for (const std::string& token : out) bpe_->segment(token, pieces);
+  return pieces;
 }
 
 std::string Tokenizer::detokenize(const std::vector<std::string>& tokens) const {

@@ -18,6 +18,8 @@
 //      trailing joiner. "Hallo, Welt!" -> [Hallo, ￭,, Welt, ￭!]; "l'homme" -> [l, ￭'￭, homme].
 //   A U+FFED already in the input is replaced by U+25A0 "■" (the joiner is reserved).
 //
+//   5. with a BPE (bpe.h), split each word token into subword pieces joined by the joiner mark.
+//
 // detokenize(tokens): concatenates tokens, inserting one ASCII space between two tokens unless the left one
 // ends with the joiner or the right one starts with it, then removes the joiners.
 //
@@ -25,6 +27,7 @@
 // single ASCII spaces with none at either end (e.g. every Multi30k line). Other whitespace comes back as single
 // spaces; lowercasing is of course not undone.
 #pragma once
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,16 +40,22 @@ struct TokenizerOptions {
   bool lowercase = false;
 };
 
+class Bpe;
+
 class Tokenizer {
  public:
-  explicit Tokenizer(TokenizerOptions options = {}) : options_(options) {}
+  explicit Tokenizer(TokenizerOptions options = {}, std::shared_ptr<const Bpe> bpe = nullptr)
+      : options_(options), bpe_(std::move(bpe)) {}
   // Throws luong::Error on invalid UTF-8 (the corpus reader validates earlier, naming file and line).
   std::vector<std::string> tokenize(std::string_view text) const;
   std::string detokenize(const std::vector<std::string>& tokens) const;
   const TokenizerOptions& options() const { return options_; }
+  // The subword encoding applied after word tokenisation (null: words).
+  const std::shared_ptr<const Bpe>& bpe() const { return bpe_; }
 
  private:
   TokenizerOptions options_;
+  std::shared_ptr<const Bpe> bpe_;
 };
 
 // Classification used by the tokenizer (exposed for tests).

@@ -1,0 +1,121 @@
+// Training on BPE subword units (data.bpe_merges): the merges go with the run (bpe.merges.txt, the
+// checkpoint), eval and translate read them from the checkpoint and print whole words, a resumed run equals
+// an uninterrupted one, and a checkpoint is never read through other merges than its own.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "framework/core/error.h"
+#include "framework/io/checkpoint.h"
+#include "framework/io/checkpoint_dir.h"
+#include "models/nmt/data/bpe.h"
+#include "models/nmt/data/corpus.h"
+#include "tests/support/run_luong.h"
+
+namespace luong::testing {
+namespace {
+
+const std::string kJoinerText(nmt::kJoiner);
+
+std::vector<std::string> lines_of(const std::string& path) {
+  std::vector<std::string> out;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+class BpeCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { data_ = generated_corpus("bpe_cli_data", "--train 600 --valid 30 --test 10"); }
+  static std::string train(const std::string& run_dir, int64_t steps, const std::string& extra = "") {
+    return tiny_train_command(run_dir, data_) +
+           " --quiet --set model.hidden_size=32 --set model.embedding_size=24 --set model.dropout=0.2" +
+           " --set train.max_epochs=0 --set train.max_steps=" + std::to_string(steps) +
+           " --set train.valid_every=20 --set train.keep_checkpoints=0 --set optim.lr=0.01 " + extra;
+  }
+  static StateDict model_of(const std::string& path) { return load_checkpoint(path).state.sub("model"); }
+  static std::string data_;
+};
+std::string BpeCliTest::data_;
+
+TEST_F(BpeCliTest, TheMergesGoWithTheRunAndEvalAndTranslateReadWholeWords) {
+  const std::string run = fresh_dir("bpe_cli_run");
+  const RunResult r = run_luong(train(run, 200, "--set data.bpe_merges=40"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  // The merges are those of the training words of both sides, as the library learns them.
+  const nmt::TokenizedCorpus words =
+      nmt::tokenize_corpus(nmt::read_parallel(data_ + "/train.src", data_ + "/train.tgt"), nmt::Tokenizer());
+  const std::vector<std::string> merges = nmt::Bpe::learn({&words.src, &words.tgt}, 40).to_list();
+  ASSERT_EQ(merges.size(), 40u);
+  EXPECT_EQ(lines_of(run + "/bpe.merges.txt"), merges);
+  const Checkpoint best = load_checkpoint(best_checkpoint_path(run));
+  EXPECT_EQ(split_string_list(best.state.strings.at("bpe/merges")), merges);
+  // 40 merges leave some of the toy target words ("foxtrot", "juliett") in pieces: "token<TAB>count" lines of
+  // the vocabulary hold pieces that end in a joiner.
+  const auto tgt_vocab = lines_of(run + "/vocab.tgt.txt");
+  EXPECT_TRUE(std::any_of(tgt_vocab.begin(), tgt_vocab.end(), [](const std::string& line) {
+    const std::string token = line.substr(0, line.find('\t'));
+    return token.size() > kJoinerText.size() && token.ends_with(kJoinerText);
+  })) << "no subword piece in the target vocabulary";
+
+  const RunResult e = run_luong("eval --checkpoint " + best_checkpoint_path(run) + " --src " + data_ +
+                                "/valid.src --ref " + data_ + "/valid.tgt --json 2>/dev/null");
+  ASSERT_EQ(e.status, 0) << e.output;
+  const auto j = nlohmann::json::parse(e.output);
+  EXPECT_GT(j["bleu"].get<double>(), 0.0) << "the model learned nothing: " << e.output;
+  EXPECT_TRUE(std::isfinite(j["ppl"].get<double>())) << e.output;
+
+  const RunResult t = run_luong("translate --checkpoint " + best_checkpoint_path(run) + " < " + data_ + "/test.src");
+  ASSERT_EQ(t.status, 0) << t.output;
+  EXPECT_EQ(t.output.find(kJoinerText), std::string::npos) << "pieces were not joined: " << t.output;
+  EXPECT_EQ(std::count(t.output.begin(), t.output.end(), '\n'), 10) << t.output;
+}
+
+TEST_F(BpeCliTest, AResumedRunEqualsAnUninterruptedOne) {
+  const std::string straight = fresh_dir("bpe_cli_straight"), resumed = fresh_dir("bpe_cli_resumed");
+  ASSERT_EQ(run_luong(train(straight, 40, "--set data.bpe_merges=20")).status, 0);
+  ASSERT_EQ(run_luong(train(resumed, 20, "--set data.bpe_merges=20")).status, 0);
+  const RunResult r = run_luong(train(resumed, 40, "--set data.bpe_merges=20 --resume auto"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const StateDict a = model_of(checkpoint_path(straight, 40)), b = model_of(checkpoint_path(resumed, 40));
+  ASSERT_EQ(a.tensors.size(), b.tensors.size());
+  for (const auto& [name, t] : a.tensors) {
+    const Tensor& u = b.tensors.at(name);
+    ASSERT_EQ(t.nbytes(), u.nbytes()) << name;
+    EXPECT_EQ(0, std::memcmp(t.raw(), u.raw(), t.nbytes())) << "parameter " << name << " differs";
+  }
+}
+
+TEST_F(BpeCliTest, ACheckpointIsNeverReadThroughOtherMerges) {
+  const std::string subwords = fresh_dir("bpe_cli_subwords"), words = fresh_dir("bpe_cli_words");
+  ASSERT_EQ(run_luong(train(subwords, 20, "--set data.bpe_merges=12")).status, 0);
+  ASSERT_EQ(run_luong(train(words, 20)).status, 0);
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {train(subwords, 40, "--resume auto"), "was trained on BPE subword units (12 merges), but data.bpe_merges is 0"},
+      {train(subwords, 40, "--resume auto --set data.bpe_merges=8"), "'bpe/merges' has 12 items, expected 8"},
+      {train(words, 40, "--resume auto --set data.bpe_merges=12"),
+       "was trained on whole words (it has no BPE merges), but data.bpe_merges is 12"},
+      {"translate --checkpoint " + best_checkpoint_path(subwords) + " " + best_checkpoint_path(words) + " < " + data_ +
+           "/test.src",
+       "splits words into other subword units than " + best_checkpoint_path(subwords) +
+           " (whole words vs 12 BPE merges)"},
+      {"average -o " + words + "/avg.h5 " + checkpoint_path(subwords, 20) + " " + checkpoint_path(words, 20),
+       "'bpe/merges' is in " + checkpoint_path(subwords, 20) + " but missing from " + checkpoint_path(words, 20)},
+  };
+  for (const auto& [args, message] : refused) {
+    const RunResult r = run_luong(args);
+    EXPECT_EQ(r.status, 1) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  }
+  // The refused resumes left the runs as they were.
+  EXPECT_TRUE(std::filesystem::exists(checkpoint_path(subwords, 20)));
+  EXPECT_FALSE(std::filesystem::exists(checkpoint_path(subwords, 40)));
+}
+
+}  // namespace
+}  // namespace luong::testing
