@@ -57,6 +57,19 @@ TEST_F(DistTrainTest, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
   EXPECT_GT(max_rel_diff(checkpoint_path(one, 5), checkpoint_path(one, 15)), 1e-3);
 }
 
+// BPE merges are learned by every rank from its own copy of the data: they agree (the data check would refuse
+// ranks that read different tokens), and 2 ranks on subword units train as one process does.
+TEST_F(DistTrainTest, TwoRanksOnSubwordUnitsEqualOneProcess) {
+  const std::string one = fresh_dir("dist_bpe_one"), two = fresh_dir("dist_bpe_two");
+  const RunResult r1 = run_luong(args(one, 16, 10, "--set data.bpe_merges=20"));
+  ASSERT_EQ(r1.status, 0) << r1.output;
+  const RunResult r2 = run_mpi(args(two, 8, 10, "--set data.bpe_merges=20"));
+  ASSERT_EQ(r2.status, 0) << r2.output;
+  EXPECT_LE(max_rel_diff(checkpoint_path(one, 10), checkpoint_path(two, 10)), 1e-6);
+  EXPECT_EQ(load_checkpoint(checkpoint_path(two, 10)).state.strings.at("bpe/merges"),
+            load_checkpoint(checkpoint_path(one, 10)).state.strings.at("bpe/merges"));
+}
+
 // Gradient accumulation: one process training each step's batch in 2 parts takes the steps of 2 processes,
 // dropout included (part m of rank r draws rank r x 2 + m's stream); and 2 processes accumulating 2 parts
 // each (the reducer syncing only the last part's backward) take the steps of one process in 4 parts; and a
