@@ -320,12 +320,12 @@ void NmtTask::load_state(const StateDict& in, const std::string& source) {
   if (tokenizer_.bpe()) {
     LUONG_CHECK(in.strings.count("bpe/merges"), "checkpoint ", source,
                 " was trained on whole words (it has no BPE merges), but data.bpe_merges is ", cfg_.data.bpe_merges,
-                " in this run's config");
+                " in this run's config (--set data.bpe_merges=0 continues it; a new --run-dir starts on subwords)");
     check_string_list(view, "bpe/merges", tokenizer_.bpe()->to_list());
   } else if (in.strings.count("bpe/merges")) {
     LUONG_FAIL("checkpoint ", source, " was trained on BPE subword units (",
                split_string_list(in.strings.at("bpe/merges")).size(),
-               " merges), but data.bpe_merges is 0 in this run's config");
+               " merges), but data.bpe_merges is 0 in this run's config (set it to the run's value to continue)");
   }
   check_string_list(view, "vocab/src", src_vocab_.to_tokens());
   check_string_list(view, "vocab/tgt", tgt_vocab_.to_tokens());
