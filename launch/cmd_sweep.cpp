@@ -89,10 +89,27 @@ void prepare_out_dir(const std::string& out) {
   if (ec) LUONG_FAIL("--out ", out, ": cannot create the directory: ", ec.message());
 }
 
+// Perplexity is per target token: trials that cut the text into other tokens (subword merges, lowercasing,
+// another target vocabulary and so another share of <unk>) are not ranked by it. A warning, not an error:
+// the user may want the numbers anyway.
+void warn_if_perplexities_differ_in_kind(const sweep::SweepSpec& spec) {
+  if (spec.metric != "valid_ppl") return;
+  std::vector<std::string> varied;
+  for (const auto& axis : spec.grid) varied.push_back(axis.key);
+  for (const auto& param : spec.random_params) varied.push_back(param.key);
+  for (const std::string& key : varied)
+    for (const char* token_key : {"data.bpe_merges", "data.lowercase", "data.tgt_vocab_size", "data.min_freq"})
+      if (key == token_key)
+        std::cerr << "sweep warning: " << spec.file << " varies " << key << ", so its trials' perplexities are over "
+                  << "different tokens and do not rank them; rank by metric: valid_bleu (with train.valid_bleu: "
+                  << "true) or bleu" << std::endl;
+}
+
 void run(const SweepArgs& a) {
   const sweep::SweepSpec spec = sweep::load_sweep_spec(a.spec);
   // Unknown keys anywhere and bad fixed values are spec errors (file:line), not a sweep of invalid trials.
   sweep::check_spec_keys(spec, run_schema());
+  warn_if_perplexities_differ_in_kind(spec);
   const std::vector<sweep::Trial> trials = sweep::plan_trials(spec);
   sweep::SweepOptions o;
   o.out_dir = a.out;

@@ -147,6 +147,31 @@ TEST(SweepLimits, DryRunRefusesAnUnknownOverride) {
       << r.output;
 }
 
+// Perplexities over different tokens (other BPE merges, lowercasing, vocabularies) do not rank trials: a
+// warning says so and names the metrics that do; a sweep by BLEU, or one that keeps the tokens, gets none.
+TEST(SweepLimits, RankingTrialsThatTokeniseDifferentlyByPerplexityIsWarnedAbout) {
+  testing::TempDir dir;
+  const std::string warning = "varies data.bpe_merges, so its trials' perplexities are over different tokens";
+  const std::string by_ppl = dir.file("ppl.yaml", "base: " + kBase + "\ngrid:\n  data.bpe_merges: [0, 50]\n");
+  auto r = testing::run_luong("sweep " + by_ppl + " --out " + dir.path("out") + " --dry-run");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("sweep warning: " + by_ppl + " " + warning), std::string::npos) << r.output;
+  const std::string lowercase = dir.file(
+      "lc.yaml", "base: " + kBase + "\nrandom: {samples: 2, params: {data.lowercase: {choice: [true, false]}}}\n");
+  r = testing::run_luong("sweep " + lowercase + " --out " + dir.path("out") + " --dry-run");
+  EXPECT_NE(r.output.find("varies data.lowercase"), std::string::npos) << r.output;
+  const std::string by_bleu =
+      dir.file("bleu.yaml",
+               "base: " + kBase +
+                   "\noverrides: {train.valid_bleu: true}\ngrid:\n  data.bpe_merges: [0, 50]\nmetric: valid_bleu\n");
+  const std::string same_tokens = dir.file("lr.yaml", "base: " + kBase + "\ngrid:\n  optim.lr: [0.1, 0.2]\n");
+  for (const std::string& spec : {by_bleu, same_tokens}) {
+    r = testing::run_luong("sweep " + spec + " --out " + dir.path("out") + " --dry-run");
+    EXPECT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(r.output.find("sweep warning"), std::string::npos) << spec << "\n" << r.output;
+  }
+}
+
 // --dry-run prints each trial's command so that a shell reads it back as the very arguments the sweep would
 // run (spaces, quotes, '$' in a value), and with --json as a list of arguments.
 TEST(SweepLimits, DryRunCommandsReadBackThroughAShell) {
