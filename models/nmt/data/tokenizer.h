@@ -15,10 +15,10 @@
 //      ASCII punctuation, U+1F000..U+1FAFF (emoji);
 //   4. mark each cut with the joiner "￭" (U+FFED), always on the punctuation side: a punctuation piece that
 //      was glued to the piece on its left gets a leading joiner, one glued to the piece on its right gets a
-//      trailing joiner. "Hallo, Welt!" -> [Hallo, ￭,, Welt, ￭!]; "l'homme" -> [l, ￭'￭, homme].
+//      trailing joiner. "Hallo, Welt!" -> [Hallo, ￭,, Welt, ￭!]; "l'homme" -> [l, ￭'￭, homme];
+//   5. with a BPE (bpe.h), split each word token into subword pieces, a joiner after every piece but the last:
+//      "Schwimmbrille" -> [Schwimm￭, brille].
 //   A U+FFED already in the input is replaced by U+25A0 "■" (the joiner is reserved).
-//
-//   5. with a BPE (bpe.h), split each word token into subword pieces joined by the joiner mark.
 //
 // detokenize(tokens): concatenates tokens, inserting one ASCII space between two tokens unless the left one
 // ends with the joiner or the right one starts with it, then removes the joiners.
