@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <queue>
 
 #include "framework/core/error.h"
@@ -33,7 +32,7 @@ int32_t right_of(PairKey k) { return static_cast<int32_t>(k & 0xFFFFFFFFu); }
 // has changed since) are skipped when they surface: a merge costs what it changes, not a pass over the text.
 class Learner {
  public:
-  explicit Learner(const std::map<std::string, int64_t>& word_counts) {
+  explicit Learner(const std::vector<std::pair<std::string, int64_t>>& word_counts) {
     for (const auto& [word, count] : word_counts) {
       std::vector<int32_t> syms;
       for (const std::string& s : initial_symbols(word)) syms.push_back(intern(s));
@@ -190,11 +189,15 @@ std::string whole_word_at(const std::vector<std::string>& tokens, size_t pos) {
 
 Bpe Bpe::learn(const std::vector<const std::vector<std::vector<std::string>>*>& texts, int64_t max_merges) {
   LUONG_CHECK(max_merges >= 0, "bpe: the number of merges must be >= 0, got ", max_merges);
-  std::map<std::string, int64_t> word_counts;
+  // Hashed while counting (a WMT-sized corpus has hundreds of millions of tokens), then sorted: the word
+  // types' order does not change the merges, but a fixed one keeps every run's work the same.
+  std::unordered_map<std::string, int64_t> counts;
   for (const auto* text : texts)
     for (const auto& sentence : *text)
       for (const std::string& token : sentence)
-        if (is_bpe_word(token)) ++word_counts[token];
+        if (is_bpe_word(token)) ++counts[token];
+  std::vector<std::pair<std::string, int64_t>> word_counts(counts.begin(), counts.end());
+  std::sort(word_counts.begin(), word_counts.end());
   Bpe out;
   Learner learner(word_counts);
   std::string left, right;
