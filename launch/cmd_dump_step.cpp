@@ -23,7 +23,6 @@
 #include "launch/commands.h"
 #include "launch/run_config.h"
 #include "models/nmt/data/batch.h"
-#include "models/nmt/data/bpe.h"
 #include "models/nmt/data/corpus.h"
 #include "models/nmt/model.h"
 #include "models/nmt/nmt_task.h"
@@ -98,7 +97,7 @@ void run(const DumpStepArgs& a) {
   // The same data path and initialisation as NmtTask, without the shuffling iterator: a fixed batch.
   const nmt::Tokenizer tokenizer(nmt::TokenizerOptions{c.data.lowercase});
   nmt::TokenizedCorpus text = nmt::tokenize_corpus(nmt::read_parallel(c.data.train_src, c.data.train_tgt), tokenizer);
-  if (c.data.bpe_merges > 0) nmt::segment_corpus(text, nmt::Bpe::learn({&text.src, &text.tgt}, c.data.bpe_merges));
+  nmt::learn_subwords(text, c.data.bpe_merges);
   const auto sv = nmt::Vocabulary::build(text.src, c.data.src_vocab_size, c.data.min_freq);
   const auto tv = nmt::Vocabulary::build(text.tgt, c.data.tgt_vocab_size, c.data.min_freq);
   const nmt::Corpus corpus = nmt::encode_corpus(text, sv, tv, c.data.max_len);

@@ -56,11 +56,9 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
               "data.train_src and data.train_tgt must name the training files");
   tokenizer_ = Tokenizer(TokenizerOptions{cfg.data.lowercase});
   TokenizedCorpus text = tokenize_corpus(read_parallel(cfg.data.train_src, cfg.data.train_tgt), tokenizer_);
-  if (cfg.data.bpe_merges > 0) {
-    // Learned from the training words on every start (a resumed run checks them against its checkpoint's):
-    // the same text gives the same merges.
-    auto bpe = std::make_shared<const Bpe>(Bpe::learn({&text.src, &text.tgt}, cfg.data.bpe_merges));
-    segment_corpus(text, *bpe);
+  // Learned from the training words on every start (a resumed run checks them against its checkpoint's):
+  // the same text gives the same merges.
+  if (auto bpe = learn_subwords(text, cfg.data.bpe_merges)) {
     log(str("bpe: ", bpe->merges(), " merges", bpe->merges() < cfg.data.bpe_merges ? " (no pair left twice)" : ""));
     tokenizer_ = Tokenizer(TokenizerOptions{cfg.data.lowercase}, std::move(bpe));
   }

@@ -96,14 +96,10 @@ Translator::Translator(const std::vector<std::string>& checkpoints, Device devic
       tgt_vocab_ = m.tgt_vocab;
       tokenizer_ = Tokenizer(TokenizerOptions{cfg_.data.lowercase}, m.bpe);
     } else {
-      const auto merges = [](const std::shared_ptr<const Bpe>& b) {
-        return b ? b->to_list() : std::vector<std::string>{};
-      };
-      if (merges(m.bpe) != merges(tokenizer_.bpe()))
+      if (!same_subwords(m.bpe.get(), tokenizer_.bpe().get()))
         LUONG_FAIL("ensemble: checkpoint ", checkpoints[i], " splits words into other subword units than ",
-                   checkpoints[0], " (", m.bpe ? str(m.bpe->merges(), " BPE merges") : std::string("whole words"),
-                   " vs ",
-                   tokenizer_.bpe() ? str(tokenizer_.bpe()->merges(), " BPE merges") : std::string("whole words"),
+                   checkpoints[0], " (", describe_subwords(m.bpe.get()), " vs ",
+                   describe_subwords(tokenizer_.bpe().get()),
                    "); the members of an ensemble must read the same tokens");
       for (const auto& [side, mine, first] :
            {std::tuple{"source", &m.src_vocab, &src_vocab_}, std::tuple{"target", &m.tgt_vocab, &tgt_vocab_}})

@@ -187,6 +187,15 @@ std::string whole_word_at(const std::vector<std::string>& tokens, size_t pos) {
   return word;
 }
 
+bool same_subwords(const Bpe* a, const Bpe* b) {
+  if (!a || !b) return a == b;
+  return a->to_list() == b->to_list();
+}
+
+std::string describe_subwords(const Bpe* bpe) {
+  return bpe ? std::to_string(bpe->merges()) + " BPE merges" : std::string("whole words");
+}
+
 Bpe Bpe::learn(const std::vector<const std::vector<std::vector<std::string>>*>& texts, int64_t max_merges) {
   LUONG_CHECK(max_merges >= 0, "bpe: the number of merges must be >= 0, got ", max_merges);
   // Hashed while counting (a WMT-sized corpus has hundreds of millions of tokens), then sorted: the word

@@ -49,6 +49,11 @@ class Bpe {
   std::unordered_map<std::string, int64_t> rank_;  // "left right" -> position in merges_
 };
 
+// Whether two tokenizers' encodings split words alike (null = whole words), and one in words for messages:
+// "whole words" or "12 BPE merges".
+bool same_subwords(const Bpe* a, const Bpe* b);
+std::string describe_subwords(const Bpe* bpe);
+
 // The word that the piece at `pos` belongs to: the pieces of one segmented word joined (their joiners
 // removed), or the token itself when it is not part of a split word (unk replacement copies whole words).
 std::string whole_word_at(const std::vector<std::string>& tokens, size_t pos);

@@ -66,6 +66,13 @@ void segment_corpus(TokenizedCorpus& text, const Bpe& bpe) {
   }
 }
 
+std::shared_ptr<const Bpe> learn_subwords(TokenizedCorpus& text, int64_t merges) {
+  if (merges == 0) return nullptr;
+  auto bpe = std::make_shared<const Bpe>(Bpe::learn({&text.src, &text.tgt}, merges));
+  segment_corpus(text, *bpe);
+  return bpe;
+}
+
 Corpus encode_corpus(const TokenizedCorpus& text, const Vocabulary& src_vocab, const Vocabulary& tgt_vocab,
                      int64_t max_len) {
   Corpus c;

@@ -7,6 +7,7 @@
 //   Corpus corpus = encode_corpus(tok, sv, tv, max_len);      // ids; over-long pairs skipped
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,9 @@ TokenizedCorpus tokenize_corpus(const ParallelText& text, const Tokenizer& token
 // Splits the word tokens of both sides into BPE pieces, as Tokenizer::tokenize with that BPE would.
 class Bpe;
 void segment_corpus(TokenizedCorpus& text, const Bpe& bpe);
+// data.bpe_merges: learns `merges` joint merges on both sides' words and splits the text with them; null (and
+// the text unchanged) when `merges` is 0.
+std::shared_ptr<const Bpe> learn_subwords(TokenizedCorpus& text, int64_t merges);
 
 struct Example {
   std::vector<int64_t> src;  // ids, without <s> / </s>
