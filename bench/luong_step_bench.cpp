@@ -32,8 +32,10 @@
 #include "framework/optim/optimizer.h"
 #include "framework/train/captured_step.h"
 #include "models/nmt/model.h"
+#include "tests/support/bench_util.h"
 
 using namespace luong;
+using luong::bench::proc_status_mb;
 
 namespace {
 
@@ -62,13 +64,6 @@ BenchShape preset_shape(const std::string& name) {
 }
 
 // kB from a "Name:   1234 kB" line of /proc/self/status; 0 when absent.
-double proc_status_mb(const std::string& key) {
-  std::ifstream in("/proc/self/status");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind(key + ":", 0) == 0) return std::stod(line.substr(key.size() + 1)) / 1024.0;
-  return 0.0;
-}
-
 struct SyntheticBatch {
   Tensor src, tgt_in, tgt_out;  // (B, S), (B, T), (B, T) int64
   std::vector<int64_t> lengths;  // (B), all S

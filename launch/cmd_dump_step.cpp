@@ -98,8 +98,8 @@ void run(const DumpStepArgs& a) {
   const nmt::Tokenizer tokenizer(nmt::TokenizerOptions{c.data.lowercase});
   nmt::TokenizedCorpus text = nmt::tokenize_corpus(nmt::read_parallel(c.data.train_src, c.data.train_tgt), tokenizer);
   nmt::learn_subwords(text, c.data.bpe_merges);
-  const auto sv = nmt::Vocabulary::build(text.src, c.data.src_vocab_size, c.data.min_freq);
-  const auto tv = nmt::Vocabulary::build(text.tgt, c.data.tgt_vocab_size, c.data.min_freq);
+  const auto sv = nmt::Vocabulary::build(nmt::count_tokens(text, text.src), c.data.src_vocab_size, c.data.min_freq);
+  const auto tv = nmt::Vocabulary::build(nmt::count_tokens(text, text.tgt), c.data.tgt_vocab_size, c.data.min_freq);
   const nmt::Corpus corpus = nmt::encode_corpus(text, sv, tv, c.data.max_len);
   const int64_t n = std::min<int64_t>(a.batch, static_cast<int64_t>(corpus.examples.size()));
   LUONG_CHECK(n > 0, "dump-step: no training pairs in ", c.data.train_src, " / ", c.data.train_tgt);

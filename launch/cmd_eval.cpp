@@ -71,13 +71,13 @@ void run(EvalArgs a) {
   // Each file is read once: --src or --ref may be a pipe (/dev/stdin, <(...)), which a second read finds empty.
   const std::string src_text = nmt::read_text_file(a.src), ref_text = nmt::read_text_file(a.ref);
   const std::vector<std::string> sources = nmt::lines_of_file_text(src_text, a.src);
-  const nmt::ParallelText text = nmt::pair_lines(sources, nmt::lines_of_file_text(ref_text, a.ref), a.src, a.ref);
+  nmt::ParallelText text = nmt::pair_lines(sources, nmt::lines_of_file_text(ref_text, a.ref), a.src, a.ref);
   // A perplexity and BLEU of nothing would print as 0 and look like a (terrible) result.
   if (text.lines == 0) LUONG_FAIL("eval: test set ", a.src, " is empty (no lines)");
   if (text.src.empty())
     LUONG_FAIL("eval: test set ", a.src, " / ", a.ref, " has no pair where both sides are non-empty (", text.lines,
                " lines)");
-  const nmt::Corpus corpus = nmt::encode_corpus(nmt::tokenize_corpus(text, translator.tokenizer()),
+  const nmt::Corpus corpus = nmt::encode_corpus(nmt::tokenize_corpus(std::move(text), translator.tokenizer()),
                                                 translator.src_vocab(), translator.tgt_vocab(), 0);
   const ValidationResult v = perplexity_pass(translator, corpus, a.t);
   const double ppl = std::exp(v.loss_sum / static_cast<double>(v.tokens));

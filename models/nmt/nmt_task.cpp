@@ -65,8 +65,8 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   if (vocabs) {
     src_vocab_ = std::move(vocabs->first), tgt_vocab_ = std::move(vocabs->second);
   } else {
-    src_vocab_ = Vocabulary::build(text.src, cfg.data.src_vocab_size, cfg.data.min_freq);
-    tgt_vocab_ = Vocabulary::build(text.tgt, cfg.data.tgt_vocab_size, cfg.data.min_freq);
+    src_vocab_ = Vocabulary::build(count_tokens(text, text.src), cfg.data.src_vocab_size, cfg.data.min_freq);
+    tgt_vocab_ = Vocabulary::build(count_tokens(text, text.tgt), cfg.data.tgt_vocab_size, cfg.data.min_freq);
   }
   train_ = std::make_shared<Corpus>(encode_corpus(text, src_vocab_, tgt_vocab_, cfg.data.max_len));
   log(str("train: ", train_->stats.summary()));

@@ -51,7 +51,10 @@ TEST_F(BpeCliTest, TheMergesGoWithTheRunAndEvalAndTranslateReadWholeWords) {
   // The merges are those of the training words of both sides, as the library learns them.
   const nmt::TokenizedCorpus words =
       nmt::tokenize_corpus(nmt::read_parallel(data_ + "/train.src", data_ + "/train.tgt"), nmt::Tokenizer());
-  const std::vector<std::string> merges = nmt::Bpe::learn({&words.src, &words.tgt}, 40).to_list();
+  std::vector<std::vector<std::string>> src, tgt;
+  for (size_t i = 0; i < words.src.size(); ++i)
+    src.push_back(words.strings(words.src, i)), tgt.push_back(words.strings(words.tgt, i));
+  const std::vector<std::string> merges = nmt::Bpe::learn({&src, &tgt}, 40).to_list();
   ASSERT_EQ(merges.size(), 40u);
   EXPECT_EQ(lines_of(run + "/bpe.merges.txt"), merges);
   const Checkpoint best = load_checkpoint(best_checkpoint_path(run));

@@ -210,8 +210,8 @@ TEST(Bpe, TheTokenizerSplitsWordsIntoPiecesThatDetokeniseBackToTheText) {
   text.line_numbers = {1, 2};
   const TokenizedCorpus c = tokenize_corpus(text, tok);
   for (size_t i = 0; i < 2; ++i) {
-    EXPECT_EQ(c.src[i], tok.tokenize(text.src[i]));
-    EXPECT_EQ(c.tgt[i], tok.tokenize(text.tgt[i]));
+    EXPECT_EQ(c.strings(c.src, i), tok.tokenize(text.src[i]));
+    EXPECT_EQ(c.strings(c.tgt, i), tok.tokenize(text.tgt[i]));
   }
 }
 

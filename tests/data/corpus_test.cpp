@@ -53,7 +53,8 @@ TEST(Corpus, EncodesAndSkipsOverLongPairsCountingThem) {
   const std::string t = dir.file("x.de", "ein Hund\nx\nh i j k\nz\nder rote Hund\n");
   const Tokenizer tok;
   const TokenizedCorpus text = tokenize_corpus(read_parallel(s, t), tok);
-  const Vocabulary sv = Vocabulary::build(text.src, 0, 1), tv = Vocabulary::build(text.tgt, 0, 1);
+  const Vocabulary sv = Vocabulary::build(count_tokens(text, text.src), 0, 1),
+                   tv = Vocabulary::build(count_tokens(text, text.tgt), 0, 1);
   const Corpus c = encode_corpus(text, sv, tv, 3);
   EXPECT_EQ(c.stats.lines, 5);
   EXPECT_EQ(c.stats.empty_skipped, 1);

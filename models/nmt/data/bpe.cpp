@@ -197,15 +197,20 @@ std::string describe_subwords(const Bpe* bpe) {
 }
 
 Bpe Bpe::learn(const std::vector<const std::vector<std::vector<std::string>>*>& texts, int64_t max_merges) {
-  LUONG_CHECK(max_merges >= 0, "bpe: the number of merges must be >= 0, got ", max_merges);
-  // Hashed while counting (a WMT-sized corpus has hundreds of millions of tokens), then sorted: the word
-  // types' order does not change the merges, but a fixed one keeps every run's work the same.
+  // Hashed while counting (a WMT-sized corpus has hundreds of millions of tokens).
   std::unordered_map<std::string, int64_t> counts;
   for (const auto* text : texts)
     for (const auto& sentence : *text)
-      for (const std::string& token : sentence)
-        if (is_bpe_word(token)) ++counts[token];
-  std::vector<std::pair<std::string, int64_t>> word_counts(counts.begin(), counts.end());
+      for (const std::string& token : sentence) ++counts[token];
+  return learn_from_counts(counts, max_merges);
+}
+
+Bpe Bpe::learn_from_counts(const std::unordered_map<std::string, int64_t>& token_counts, int64_t max_merges) {
+  LUONG_CHECK(max_merges >= 0, "bpe: the number of merges must be >= 0, got ", max_merges);
+  // Sorted: the word types' order does not change the merges, but a fixed one keeps every run's work the same.
+  std::vector<std::pair<std::string, int64_t>> word_counts;
+  for (const auto& [token, count] : token_counts)
+    if (is_bpe_word(token)) word_counts.emplace_back(token, count);
   std::sort(word_counts.begin(), word_counts.end());
   Bpe out;
   Learner learner(word_counts);

@@ -30,6 +30,8 @@ class Bpe {
   Bpe() = default;
   // Learns from the tokens of one or more tokenized texts (every sentence of every text counts).
   static Bpe learn(const std::vector<const std::vector<std::vector<std::string>>*>& texts, int64_t max_merges);
+  // The same from token counts (tokens that are not BPE words are left out, as learn() leaves them out).
+  static Bpe learn_from_counts(const std::unordered_map<std::string, int64_t>& token_counts, int64_t max_merges);
   // From merges as stored by to_list(): "left right" per item, in the order they apply. Errors name the item.
   static Bpe from_list(const std::vector<std::string>& merges);
   // "left right" per merge; the end-of-word mark is written as a "</w>" suffix, as subword-nmt does.

@@ -14,6 +14,13 @@ std::string percent(int64_t part, int64_t whole) {
   return buf;
 }
 
+// Sentence ids of a side through a table from token numbers to vocabulary ids.
+std::vector<int64_t> encode_sentence(std::span<const int32_t> tokens, const std::vector<int64_t>& vocab_id_of) {
+  std::vector<int64_t> ids(tokens.size());
+  for (size_t k = 0; k < tokens.size(); ++k) ids[k] = vocab_id_of[static_cast<size_t>(tokens[k])];
+  return ids;
+}
+
 int64_t count_unk(const std::vector<int64_t>& ids) {
   int64_t n = 0;
   for (int64_t i : ids) n += i == Vocabulary::kUnk;
@@ -22,69 +29,92 @@ int64_t count_unk(const std::vector<int64_t>& ids) {
 
 }  // namespace
 
-TokenizedCorpus tokenize_corpus(const ParallelText& text, const Tokenizer& tokenizer) {
-  // Words first, then the subword split through segment_corpus's cache (the same tokens, computed once per word).
+std::vector<std::string> TokenizedCorpus::strings(const TokenizedSide& side, size_t i) const {
+  std::vector<std::string> out;
+  for (int32_t t : side[i]) out.push_back(tokens.text(t));
+  return out;
+}
+
+TokenizedCorpus tokenize_corpus(ParallelText text, const Tokenizer& tokenizer) {
+  // Words first, then the subword split of each distinct word once (segment_corpus).
   const Tokenizer words(tokenizer.options());
   TokenizedCorpus out;
   out.lines = text.lines;
   out.empty_skipped = text.empty_skipped;
-  out.line_numbers = text.line_numbers;
-  out.src.reserve(text.src.size());
-  out.tgt.reserve(text.tgt.size());
-  for (size_t i = 0; i < text.src.size(); ++i) {
-    out.src.push_back(words.tokenize(text.src[i]));
-    out.tgt.push_back(words.tokenize(text.tgt[i]));
+  out.line_numbers = std::move(text.line_numbers);
+  for (auto [lines, side] : {std::pair{&text.src, &out.src}, std::pair{&text.tgt, &out.tgt}}) {
+    side->reserve(lines->size(), 0);
+    for (std::string& line : *lines) {
+      for (std::string& token : words.tokenize(line)) side->push_token(out.tokens.intern(std::move(token)));
+      side->end_sentence();
+      std::string().swap(line);  // released now, not when the whole text is done
+    }
   }
   if (tokenizer.bpe()) segment_corpus(out, *tokenizer.bpe());
   return out;
 }
 
 void segment_corpus(TokenizedCorpus& text, const Bpe& bpe) {
-  std::unordered_map<std::string, std::vector<std::string>> pieces_of;  // a corpus repeats its words
-  for (auto* side : {&text.src, &text.tgt}) {
-    std::vector<const std::vector<std::string>*> split;
-    for (std::vector<std::string>& sentence : *side) {
-      // The exact size first: a corpus is millions of these vectors, and spare capacity in each added a third
-      // to the start-up's peak memory on a large one.
-      split.clear();
-      size_t n = 0;
-      for (const std::string& word : sentence) {
-        auto it = pieces_of.find(word);
-        if (it == pieces_of.end()) {
-          std::vector<std::string> pieces;
-          bpe.segment(word, pieces);
-          it = pieces_of.emplace(word, std::move(pieces)).first;
-        }
-        split.push_back(&it->second);
-        n += it->second.size();
-      }
-      std::vector<std::string> out;
-      out.reserve(n);
-      for (const auto* pieces : split) out.insert(out.end(), pieces->begin(), pieces->end());
-      sentence = std::move(out);
-    }
+  // Each distinct token is split once; the table keeps the (now unused) whole words.
+  const int32_t types = text.tokens.size();
+  std::vector<std::vector<int32_t>> pieces_of(static_cast<size_t>(types));
+  std::vector<std::string> pieces;
+  for (int32_t t = 0; t < types; ++t) {
+    pieces.clear();
+    bpe.segment(text.tokens.text(t), pieces);
+    for (std::string& piece : pieces) pieces_of[static_cast<size_t>(t)].push_back(text.tokens.intern(std::move(piece)));
   }
+  for (TokenizedSide* side : {&text.src, &text.tgt}) {
+    size_t n = 0;
+    for (int32_t t : side->all_tokens()) n += pieces_of[static_cast<size_t>(t)].size();
+    TokenizedSide split;
+    split.reserve(side->size(), n);
+    for (size_t i = 0; i < side->size(); ++i) {
+      for (int32_t t : (*side)[i])
+        for (int32_t piece : pieces_of[static_cast<size_t>(t)]) split.push_token(piece);
+      split.end_sentence();
+    }
+    *side = std::move(split);
+  }
+}
+
+std::unordered_map<std::string, int64_t> count_tokens(const TokenizedCorpus& text,
+                                                      const std::vector<const TokenizedSide*>& sides) {
+  std::vector<int64_t> count_of(static_cast<size_t>(text.tokens.size()), 0);
+  for (const TokenizedSide* side : sides)
+    for (int32_t t : side->all_tokens()) ++count_of[static_cast<size_t>(t)];
+  std::unordered_map<std::string, int64_t> counts;
+  for (int32_t t = 0; t < text.tokens.size(); ++t)
+    if (count_of[static_cast<size_t>(t)] > 0) counts.emplace(text.tokens.text(t), count_of[static_cast<size_t>(t)]);
+  return counts;
 }
 
 std::shared_ptr<const Bpe> learn_subwords(TokenizedCorpus& text, int64_t merges) {
   if (merges == 0) return nullptr;
-  auto bpe = std::make_shared<const Bpe>(Bpe::learn({&text.src, &text.tgt}, merges));
+  auto bpe = std::make_shared<const Bpe>(Bpe::learn_from_counts(count_tokens(text, {&text.src, &text.tgt}), merges));
   segment_corpus(text, *bpe);
   return bpe;
 }
 
 Corpus encode_corpus(const TokenizedCorpus& text, const Vocabulary& src_vocab, const Vocabulary& tgt_vocab,
                      int64_t max_len) {
+  // One vocabulary lookup per distinct token, not per token.
+  std::vector<int64_t> src_id_of(static_cast<size_t>(text.tokens.size())), tgt_id_of(src_id_of.size());
+  for (int32_t t = 0; t < text.tokens.size(); ++t) {
+    src_id_of[static_cast<size_t>(t)] = src_vocab.id(text.tokens.text(t));
+    tgt_id_of[static_cast<size_t>(t)] = tgt_vocab.id(text.tokens.text(t));
+  }
   Corpus c;
   c.stats.lines = text.lines;
   c.stats.empty_skipped = text.empty_skipped;
+  c.examples.reserve(text.src.size());
   for (size_t i = 0; i < text.src.size(); ++i) {
     const auto ns = static_cast<int64_t>(text.src[i].size()), nt = static_cast<int64_t>(text.tgt[i].size());
     if (max_len > 0 && (ns > max_len || nt > max_len)) {
       ++c.stats.too_long_skipped;
       continue;
     }
-    Example e{src_vocab.encode(text.src[i]), tgt_vocab.encode(text.tgt[i]),
+    Example e{encode_sentence(text.src[i], src_id_of), encode_sentence(text.tgt[i], tgt_id_of),
               i < text.line_numbers.size() ? text.line_numbers[i] : static_cast<int64_t>(i) + 1};
     c.stats.src_tokens += ns;
     c.stats.tgt_tokens += nt;
@@ -92,6 +122,7 @@ Corpus encode_corpus(const TokenizedCorpus& text, const Vocabulary& src_vocab, c
     c.stats.tgt_unk += count_unk(e.tgt);
     c.examples.push_back(std::move(e));
   }
+  c.examples.shrink_to_fit();  // pairs over max_len leave room at the end
   c.stats.examples = static_cast<int64_t>(c.examples.size());
   return c;
 }

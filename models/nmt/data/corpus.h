@@ -1,36 +1,48 @@
 // A parallel corpus ready for batching: token ids per sentence pair, plus the statistics a run logs.
 //
-//   ParallelText text = read_parallel(src, tgt);              // lines, empty pairs skipped
-//   TokenizedCorpus tok = tokenize_corpus(text, tokenizer);   // token strings
-//   segment_corpus(tok, bpe);                                  // (optional) subword pieces
-//   Vocabulary sv = Vocabulary::build(tok.src, size, min_freq);  // (training data only)
-//   Corpus corpus = encode_corpus(tok, sv, tv, max_len);      // ids; over-long pairs skipped
+//   TokenizedCorpus tok = tokenize_corpus(read_parallel(src, tgt), tokenizer);  // tokens; empty pairs skipped
+//   learn_subwords(tok, merges);                                     // (optional) subword pieces
+//   Vocabulary sv = Vocabulary::build(count_tokens(tok, tok.src), size, min_freq);  // (training data only)
+//   Corpus corpus = encode_corpus(tok, sv, tv, max_len);            // ids; over-long pairs skipped
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "models/nmt/data/interned_tokens.h"
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/vocabulary.h"
 
 namespace luong::nmt {
 
+// Both sides' tokens as numbers of one table (interned_tokens.h).
 struct TokenizedCorpus {
-  std::vector<std::vector<std::string>> src, tgt;
+  TokenTable tokens;
+  TokenizedSide src, tgt;
   std::vector<int64_t> line_numbers;  // 1-based line of each pair in the files
   int64_t lines = 0;
   int64_t empty_skipped = 0;
+  // Sentence i of a side as strings.
+  std::vector<std::string> strings(const TokenizedSide& side, size_t i) const;
 };
-// Tokens of each line, as tokenizer.tokenize gives them (subword pieces when the tokenizer has a BPE).
-TokenizedCorpus tokenize_corpus(const ParallelText& text, const Tokenizer& tokenizer);
+// Tokens of each line, as tokenizer.tokenize gives them (subword pieces when the tokenizer has a BPE). The
+// text's lines are released as they are tokenized (move a corpus in: both copies would be the start-up peak).
+TokenizedCorpus tokenize_corpus(ParallelText text, const Tokenizer& tokenizer);
 // Splits the word tokens of both sides into BPE pieces, as Tokenizer::tokenize with that BPE would.
 class Bpe;
 void segment_corpus(TokenizedCorpus& text, const Bpe& bpe);
 // data.bpe_merges: learns `merges` joint merges on both sides' words and splits the text with them; null (and
 // the text unchanged) when `merges` is 0.
 std::shared_ptr<const Bpe> learn_subwords(TokenizedCorpus& text, int64_t merges);
+// How often each token occurs in the given sides (Vocabulary::build's input).
+std::unordered_map<std::string, int64_t> count_tokens(const TokenizedCorpus& text,
+                                                      const std::vector<const TokenizedSide*>& sides);
+inline std::unordered_map<std::string, int64_t> count_tokens(const TokenizedCorpus& text, const TokenizedSide& side) {
+  return count_tokens(text, std::vector<const TokenizedSide*>{&side});
+}
 
 struct Example {
   std::vector<int64_t> src;  // ids, without <s> / </s>
