@@ -86,6 +86,13 @@ void add_data(ConfigSchema& s) {
                     "vocabularies are built from the pieces and data.max_len counts them. The merges are stored in "
                     "checkpoints and the run directory (bpe.merges.txt). 0 = whole words."),
           0, 10000000);
+  s.add_string("data.bpe_codes", "",
+               "Subword units from a file of merges instead of learning them: one \"left right\" pair per line in "
+               "the order they apply, a word's last symbol marked `</w>`. A run's bpe.merges.txt (to train "
+               "another run on the same units), or the codes of subword-nmt's learn-bpe (version 0.2; its "
+               "\"#version\" line is skipped). The merges are stored with the run as learned ones are. Empty = "
+               "none; at most one of data.bpe_merges and data.bpe_codes is set." +
+                   rel);
   bounded(s.add_int("data.max_len", 50,
                     "Training pairs with more tokens than this on either side are skipped "
                     "(and counted in the log). The vocabularies are built from every training "
@@ -277,6 +284,10 @@ NmtConfig nmt_config_from(const Config& c) {
   d.min_freq = c.get_int("data.min_freq");
   d.lowercase = c.get_bool("data.lowercase");
   d.bpe_merges = c.get_int("data.bpe_merges");
+  d.bpe_codes = c.get_string("data.bpe_codes");
+  if (d.bpe_merges > 0 && !d.bpe_codes.empty())
+    LUONG_FAIL("config: data.bpe_merges (", d.bpe_merges, ") and data.bpe_codes ('", d.bpe_codes,
+               "') are both set: learn the merges or read them from the file, not both");
   d.max_len = c.get_int("data.max_len");
   d.pool_batches = c.get_int("data.pool_batches");
   d.sort_by = c.get_string("data.sort_by");

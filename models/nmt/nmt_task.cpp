@@ -58,8 +58,9 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   TokenizedCorpus text = tokenize_corpus(read_parallel(cfg.data.train_src, cfg.data.train_tgt), tokenizer_);
   // Learned from the training words on every start (a resumed run checks them against its checkpoint's):
   // the same text gives the same merges.
-  if (auto bpe = learn_subwords(text, cfg.data.bpe_merges)) {
-    log(str("bpe: ", bpe->merges(), " merges", bpe->merges() < cfg.data.bpe_merges ? " (no pair left twice)" : ""));
+  std::string bpe_log;
+  if (auto bpe = run_subwords(text, cfg.data.bpe_merges, cfg.data.bpe_codes, bpe_log)) {
+    log(bpe_log);
     tokenizer_ = Tokenizer(TokenizerOptions{cfg.data.lowercase}, std::move(bpe));
   }
   if (vocabs) {
@@ -316,14 +317,18 @@ void NmtTask::load_state(const StateDict& in, const std::string& source) {
   view.path = source;  // the mismatch errors name it: "checkpoint <source>: parameter ..."
   // Tokens are read through the merges, so a checkpoint resumes only with the ones it was trained with.
   if (tokenizer_.bpe()) {
+    const std::string setting = cfg_.data.bpe_codes.empty() ? str("data.bpe_merges is ", cfg_.data.bpe_merges)
+                                                            : str("data.bpe_codes is '", cfg_.data.bpe_codes, "'");
+    const std::string unset = cfg_.data.bpe_codes.empty() ? "data.bpe_merges=0" : "data.bpe_codes=''";
     LUONG_CHECK(in.strings.count("bpe/merges"), "checkpoint ", source,
-                " was trained on whole words (it has no BPE merges), but data.bpe_merges is ", cfg_.data.bpe_merges,
-                " in this run's config (--set data.bpe_merges=0 continues it; a new --run-dir starts on subwords)");
+                " was trained on whole words (it has no BPE merges), but ", setting, " in this run's config (--set ",
+                unset, " continues it; a new --run-dir starts on subwords)");
     check_string_list(view, "bpe/merges", tokenizer_.bpe()->to_list());
   } else if (in.strings.count("bpe/merges")) {
     LUONG_FAIL("checkpoint ", source, " was trained on BPE subword units (",
                split_string_list(in.strings.at("bpe/merges")).size(),
-               " merges), but data.bpe_merges is 0 in this run's config (set it to the run's value to continue)");
+               " merges), but this run's config sets neither data.bpe_merges nor data.bpe_codes (set the one the run ",
+               "was started with to continue)");
   }
   check_string_list(view, "vocab/src", src_vocab_.to_tokens());
   check_string_list(view, "vocab/tgt", tgt_vocab_.to_tokens());

@@ -1,6 +1,7 @@
 // Training on BPE subword units (data.bpe_merges): the merges go with the run (bpe.merges.txt, the
 // checkpoint), eval and translate read them from the checkpoint and print whole words, a resumed run equals
-// an uninterrupted one, and a checkpoint is never read through other merges than its own.
+// an uninterrupted one, and a checkpoint is never read through other merges than its own. data.bpe_codes reads
+// the merges from a file instead: a run on another run's bpe.merges.txt trains as that run did.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,6 +27,12 @@ std::vector<std::string> lines_of(const std::string& path) {
   std::vector<std::string> out;
   std::ifstream in(path);
   for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& line : lines) out += line + "\n";
   return out;
 }
 
@@ -96,12 +103,57 @@ TEST_F(BpeCliTest, AResumedRunEqualsAnUninterruptedOne) {
   }
 }
 
+TEST_F(BpeCliTest, ARunOnAnotherRunsMergesFileTrainsAsThatRunDid) {
+  const std::string learned = fresh_dir("bpe_cli_learned"), read = fresh_dir("bpe_cli_read");
+  ASSERT_EQ(run_luong(train(learned, 20, "--set data.bpe_merges=30")).status, 0);
+  // Kept outside the run directories (a run with --overwrite would remove its own).
+  const std::string codes = fresh_dir("bpe_cli_codes") + "/codes.txt";
+  std::filesystem::copy_file(learned + "/bpe.merges.txt", codes);
+  const RunResult r = run_luong(train(read, 20, "--set data.bpe_codes=" + codes));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(lines_of(read + "/bpe.merges.txt"), lines_of(codes));
+  const StateDict a = model_of(checkpoint_path(learned, 20)), b = model_of(checkpoint_path(read, 20));
+  ASSERT_EQ(a.tensors.size(), b.tensors.size());
+  for (const auto& [name, t] : a.tensors) {
+    const Tensor& u = b.tensors.at(name);
+    ASSERT_EQ(t.nbytes(), u.nbytes()) << name;
+    EXPECT_EQ(0, std::memcmp(t.raw(), u.raw(), t.nbytes())) << "parameter " << name << " differs";
+  }
+  // Resuming compares the file's merges with the checkpoint's; another file is refused, and so is asking for
+  // both ways at once.
+  std::vector<std::string> first_ten = lines_of(codes);
+  first_ten.resize(10);
+  const std::string fewer = fresh_dir("bpe_cli_codes10") + "/codes.txt";
+  std::ofstream(fewer) << "#version: 0.2\n" << join_lines(first_ten);
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {train(read, 40, "--resume auto --set data.bpe_codes=" + fewer), "'bpe/merges' has 30 items, expected 10"},
+      {train(read, 40, "--resume auto --set data.bpe_codes="),
+       "was trained on BPE subword units (30 merges), but this run's config sets neither"},
+      {train(fresh_dir("bpe_cli_both"), 20, "--set data.bpe_merges=30 --set data.bpe_codes=" + codes),
+       "data.bpe_merges (30) and data.bpe_codes ('" + codes + "') are both set"},
+      {train(fresh_dir("bpe_cli_missing"), 20, "--set data.bpe_codes=" + codes + ".gone"),
+       "file '" + codes + ".gone' cannot be read"},
+  };
+  for (const auto& [args, message] : refused) {
+    const RunResult e = run_luong(args);
+    EXPECT_NE(e.status, 0) << args << "\n" << e.output;
+    EXPECT_NE(e.output.find(message), std::string::npos) << args << "\n" << e.output;
+  }
+  // The same file with a subword-nmt header resumes the run.
+  const std::string with_header = fresh_dir("bpe_cli_codes_header") + "/codes.txt";
+  std::ofstream(with_header) << "#version: 0.2\n" << join_lines(lines_of(codes));
+  const RunResult resumed = run_luong(train(read, 40, "--resume auto --set data.bpe_codes=" + with_header));
+  EXPECT_EQ(resumed.status, 0) << resumed.output;
+}
+
 TEST_F(BpeCliTest, ACheckpointIsNeverReadThroughOtherMerges) {
   const std::string subwords = fresh_dir("bpe_cli_subwords"), words = fresh_dir("bpe_cli_words");
   ASSERT_EQ(run_luong(train(subwords, 20, "--set data.bpe_merges=12")).status, 0);
   ASSERT_EQ(run_luong(train(words, 20)).status, 0);
   const std::vector<std::pair<std::string, std::string>> refused = {
-      {train(subwords, 40, "--resume auto"), "was trained on BPE subword units (12 merges), but data.bpe_merges is 0"},
+      {train(subwords, 40, "--resume auto"),
+       "was trained on BPE subword units (12 merges), but this run's config sets neither data.bpe_merges nor "
+       "data.bpe_codes"},
       {train(subwords, 40, "--resume auto --set data.bpe_merges=8"), "'bpe/merges' has 12 items, expected 8"},
       {train(words, 40, "--resume auto --set data.bpe_merges=12"),
        "was trained on whole words (it has no BPE merges), but data.bpe_merges is 12"},

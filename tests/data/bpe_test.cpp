@@ -13,6 +13,7 @@
 #include "models/nmt/data/corpus.h"
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/utf8.h"
+#include "tests/data/test_files.h"
 
 namespace luong::nmt {
 namespace {
@@ -100,11 +101,11 @@ TEST(Bpe, TheMergeListRoundTripsAndAMalformedOneIsAnErrorNamingTheItem) {
   EXPECT_EQ(Bpe::from_list(kSennrichMerges).to_list(), kSennrichMerges);
   EXPECT_EQ(Bpe::from_list({}).merges(), 0);
   const std::vector<std::pair<Toks, std::string>> bad = {
-      {{"e s", "es"}, "bpe merge 2 is 'es': expected two symbols separated by one space"},
-      {{"a b c"}, "bpe merge 1 is 'a b c'"},
-      {{" a"}, "bpe merge 1 is ' a'"},
-      {{"a "}, "bpe merge 1 is 'a '"},
-      {{"e s", "e s"}, "bpe merge 2 'e s' repeats an earlier merge"},
+      {{"e s", "es"}, "bpe merge 2: 'es': expected two symbols separated by one space"},
+      {{"a b c"}, "bpe merge 1: 'a b c'"},
+      {{" a"}, "bpe merge 1: ' a'"},
+      {{"a "}, "bpe merge 1: 'a '"},
+      {{"e s", "e s"}, "bpe merge 2: 'e s' repeats an earlier merge"},
       {{"e</w> s"}, "its left symbol ends with </w>"},
   };
   for (const auto& [list, message] : bad) {
@@ -115,6 +116,45 @@ TEST(Bpe, TheMergeListRoundTripsAndAMalformedOneIsAnErrorNamingTheItem) {
       EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
     }
   }
+}
+
+// data.bpe_codes: a run's bpe.merges.txt, or subword-nmt's learn-bpe codes (version 0.2 header; pairs repeat there).
+TEST(Bpe, CodesFilesReadAsTheListTheySpellAndTheirErrorsNameFileAndLine) {
+  testing::TempDir dir;
+  std::string plain;
+  for (const std::string& m : kSennrichMerges) plain += m + "\n";
+  int64_t repeats = -1;
+  EXPECT_EQ(Bpe::read_codes(dir.file("merges.txt", plain), repeats).to_list(), kSennrichMerges);
+  EXPECT_EQ(repeats, 0);
+  // subword-nmt: a "#version: 0.2" first line, CRLF line ends here, and a pair repeated (the first applies).
+  std::string codes = "#version: 0.2\r\n";
+  for (size_t i = 0; i < kSennrichMerges.size(); ++i)
+    codes += kSennrichMerges[i] + "\r\n" + (i == 5 ? kSennrichMerges[2] + "\r\n" : "");
+  const Bpe read = Bpe::read_codes(dir.file("codes.bpe", codes), repeats);
+  EXPECT_EQ(read.to_list(), kSennrichMerges);
+  EXPECT_EQ(repeats, 1);
+  std::vector<std::string> pieces;
+  read.segment("lowest", pieces);
+  EXPECT_EQ(pieces, (Toks{"low" + J, "est"}));
+
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"e s\nes t</w>\nlo\n", "codes' line 3: 'lo': expected two symbols separated by one space"},
+      {"#version: 0.2\ne s\n\nl o\n", "codes' line 3: '': expected two symbols"},
+      {"e</w> s\n", "codes' line 1: 'e</w> s': its left symbol ends with </w>"},
+      {"#version: 0.1\ne s\n", "codes' line 1: '#version: 0.1': only version 0.2 codes of subword-nmt are read"},
+      {"#version: 0.2\n", "codes' holds no BPE merges"},
+      {"", "codes' holds no BPE merges"},
+      {"e s\nl\xE9 o\n", "codes' line 2: invalid UTF-8 at byte 1"},
+  };
+  for (const auto& [text, message] : bad) {
+    try {
+      Bpe::read_codes(dir.file("codes", text), repeats);
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(message), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_ERROR_HAS(Bpe::read_codes(dir.path("none"), repeats), "none' cannot be read");
 }
 
 // The definition, computed the slow way: recount every pair of every word type before each merge.

@@ -5,6 +5,7 @@
 #include <queue>
 
 #include "framework/core/error.h"
+#include "models/nmt/data/text_reader.h"
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/utf8.h"
 
@@ -219,19 +220,50 @@ Bpe Bpe::learn_from_counts(const std::unordered_map<std::string, int64_t>& token
   return out;
 }
 
+std::pair<std::string, std::string> Bpe::parse_merge(const std::string& item, const std::string& where) {
+  const size_t space = item.find(' ');
+  if (space == std::string::npos || space == 0 || space + 1 == item.size() || item.find(' ', space + 1) != item.npos)
+    LUONG_FAIL(where, ": '", item, "': expected two symbols separated by one space");
+  // Only a word's last symbol carries the end mark, and it is never the left one of a pair.
+  if (std::string_view(item).substr(0, space).ends_with(kEndOfWord))
+    LUONG_FAIL(where, ": '", item, "': its left symbol ends with ", kEndOfWord);
+  return {item.substr(0, space), item.substr(space + 1)};
+}
+
 Bpe Bpe::from_list(const std::vector<std::string>& merges) {
   Bpe out;
   for (size_t i = 0; i < merges.size(); ++i) {
-    const std::string& m = merges[i];
-    const size_t space = m.find(' ');
-    if (space == std::string::npos || space == 0 || space + 1 == m.size() || m.find(' ', space + 1) != m.npos)
-      LUONG_FAIL("bpe merge ", i + 1, " is '", m, "': expected two symbols separated by one space");
-    // Only a word's last symbol carries the end mark, and it is never the left one of a pair.
-    if (std::string_view(m).substr(0, space).ends_with(kEndOfWord))
-      LUONG_FAIL("bpe merge ", i + 1, " is '", m, "': its left symbol ends with ", kEndOfWord);
-    if (out.rank_.count(m)) LUONG_FAIL("bpe merge ", i + 1, " '", m, "' repeats an earlier merge");
-    out.add_merge(m.substr(0, space), m.substr(space + 1));
+    const std::string where = str("bpe merge ", i + 1);
+    auto [left, right] = parse_merge(merges[i], where);
+    if (out.rank_.count(merges[i])) LUONG_FAIL(where, ": '", merges[i], "' repeats an earlier merge");
+    out.add_merge(std::move(left), std::move(right));
   }
+  return out;
+}
+
+Bpe Bpe::read_codes(const std::string& path, int64_t& repeats) {
+  const std::vector<std::string> lines = read_lines(path);  // errors name the file; UTF-8 checked
+  size_t first = 0;
+  if (!lines.empty() && lines[0].starts_with("#version")) {
+    // Version 0.1 wrote the end-of-word mark as a symbol of its own, and its codes split words differently.
+    if (lines[0] != "#version: 0.2")
+      LUONG_FAIL("file '", path, "' line 1: '", lines[0], "': only version 0.2 codes of subword-nmt are read (the ",
+                 "end-of-word mark joined to a word's last symbol), or a run's bpe.merges.txt");
+    first = 1;
+  }
+  Bpe out;
+  repeats = 0;
+  for (size_t i = first; i < lines.size(); ++i) {
+    auto [left, right] = parse_merge(lines[i], str("file '", path, "' line ", i + 1));
+    // subword-nmt's codes may repeat a pair; its apply-bpe uses the first, which is all segment() ever uses.
+    if (out.rank_.count(lines[i])) {
+      ++repeats;
+      continue;
+    }
+    out.add_merge(std::move(left), std::move(right));
+  }
+  LUONG_CHECK(out.merges() > 0, "file '", path, "' holds no BPE merges (expected one \"left right\" pair per line, ",
+              "as in a run's bpe.merges.txt)");
   return out;
 }
 

@@ -36,6 +36,11 @@ class Bpe {
   static Bpe from_list(const std::vector<std::string>& merges);
   // "left right" per merge; the end-of-word mark is written as a "</w>" suffix, as subword-nmt does.
   std::vector<std::string> to_list() const;
+  // data.bpe_codes: merges from a file, one "left right" per line in the order they apply: a run's
+  // bpe.merges.txt, or the codes of subword-nmt's learn-bpe (version 0.2: its "#version: 0.2" first line is
+  // skipped). A pair that repeats an earlier one is skipped and counted in `repeats` (it could never apply).
+  // Errors name the file and line; a file without merges is one.
+  static Bpe read_codes(const std::string& path, int64_t& repeats);
 
   int64_t merges() const { return static_cast<int64_t>(merges_.size()); }
   // Appends the subword pieces of `token` to `out` (the token itself when it is not a word).
@@ -46,6 +51,8 @@ class Bpe {
 
  private:
   void add_merge(std::string left, std::string right);
+  // One "left right" item; errors start with `where`.
+  static std::pair<std::string, std::string> parse_merge(const std::string& item, const std::string& where);
 
   std::vector<std::pair<std::string, std::string>> merges_;
   std::unordered_map<std::string, int64_t> rank_;  // "left right" -> position in merges_

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "framework/core/error.h"
 #include "models/nmt/data/bpe.h"
 
 namespace luong::nmt {
@@ -93,6 +94,22 @@ std::shared_ptr<const Bpe> learn_subwords(TokenizedCorpus& text, int64_t merges)
   if (merges == 0) return nullptr;
   auto bpe = std::make_shared<const Bpe>(Bpe::learn_from_counts(count_tokens(text, {&text.src, &text.tgt}), merges));
   segment_corpus(text, *bpe);
+  return bpe;
+}
+
+std::shared_ptr<const Bpe> run_subwords(TokenizedCorpus& text, int64_t merges, const std::string& codes,
+                                        std::string& log_line) {
+  log_line.clear();
+  if (codes.empty()) {
+    auto bpe = learn_subwords(text, merges);
+    if (bpe) log_line = str("bpe: ", bpe->merges(), " merges", bpe->merges() < merges ? " (no pair left twice)" : "");
+    return bpe;
+  }
+  int64_t repeats = 0;
+  auto bpe = std::make_shared<const Bpe>(Bpe::read_codes(codes, repeats));
+  segment_corpus(text, *bpe);
+  log_line = str("bpe: ", bpe->merges(), " merges from ", codes,
+                 repeats ? str(" (", repeats, " repeated pairs skipped: only the first of each applies)") : "");
   return bpe;
 }
 

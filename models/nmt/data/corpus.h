@@ -37,6 +37,11 @@ void segment_corpus(TokenizedCorpus& text, const Bpe& bpe);
 // data.bpe_merges: learns `merges` joint merges on both sides' words and splits the text with them; null (and
 // the text unchanged) when `merges` is 0.
 std::shared_ptr<const Bpe> learn_subwords(TokenizedCorpus& text, int64_t merges);
+// A run's subword encoding (NmtTask and dump-step): `merges` learned (data.bpe_merges), or the merges of the
+// file `codes` (data.bpe_codes; at most one of the two is set), applied to the text. Null, the text unchanged,
+// for words. `log_line` says which ("bpe: 10000 merges", "bpe: 9998 merges from codes.txt").
+std::shared_ptr<const Bpe> run_subwords(TokenizedCorpus& text, int64_t merges, const std::string& codes,
+                                        std::string& log_line);
 // How often each token occurs in the given sides (Vocabulary::build's input).
 std::unordered_map<std::string, int64_t> count_tokens(const TokenizedCorpus& text,
                                                       const std::vector<const TokenizedSide*>& sides);
