@@ -38,10 +38,8 @@ int main(int argc, char** argv) {
     t0 = std::chrono::steady_clock::now();
   };
   row("start");
-  nmt::ParallelText text = nmt::read_parallel(src, tgt);
-  row("read both files");
-  nmt::TokenizedCorpus tokens = nmt::tokenize_corpus(std::move(text), nmt::Tokenizer());
-  row("tokenize");
+  nmt::TokenizedCorpus tokens = nmt::tokenize_files(src, tgt, nmt::Tokenizer());
+  row("read and tokenize");
   if (const auto bpe = nmt::learn_subwords(tokens, merges)) {
     std::printf("| (%lld BPE merges) | | | |\n", static_cast<long long>(bpe->merges()));
     row("learn and apply BPE");

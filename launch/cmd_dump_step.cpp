@@ -96,7 +96,7 @@ void run(const DumpStepArgs& a) {
 
   // The same data path and initialisation as NmtTask, without the shuffling iterator: a fixed batch.
   const nmt::Tokenizer tokenizer(nmt::TokenizerOptions{c.data.lowercase});
-  nmt::TokenizedCorpus text = nmt::tokenize_corpus(nmt::read_parallel(c.data.train_src, c.data.train_tgt), tokenizer);
+  nmt::TokenizedCorpus text = nmt::tokenize_files(c.data.train_src, c.data.train_tgt, tokenizer);
   std::string bpe_log;
   nmt::run_subwords(text, c.data.bpe_merges, c.data.bpe_codes, bpe_log);
   const auto sv = nmt::Vocabulary::build(nmt::count_tokens(text, text.src), c.data.src_vocab_size, c.data.min_freq);

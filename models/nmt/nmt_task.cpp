@@ -37,7 +37,7 @@ std::string percent(double fraction) {
 
 std::shared_ptr<const Corpus> load_corpus(const std::string& src, const std::string& tgt, const Tokenizer& tok,
                                           const Vocabulary& sv, const Vocabulary& tv, int64_t max_len) {
-  const TokenizedCorpus text = tokenize_corpus(read_parallel(src, tgt), tok);
+  const TokenizedCorpus text = tokenize_files(src, tgt, tok);
   return std::make_shared<Corpus>(encode_corpus(text, sv, tv, max_len));
 }
 
@@ -55,7 +55,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   LUONG_CHECK(!cfg.data.train_src.empty() && !cfg.data.train_tgt.empty(),
               "data.train_src and data.train_tgt must name the training files");
   tokenizer_ = Tokenizer(TokenizerOptions{cfg.data.lowercase});
-  TokenizedCorpus text = tokenize_corpus(read_parallel(cfg.data.train_src, cfg.data.train_tgt), tokenizer_);
+  TokenizedCorpus text = tokenize_files(cfg.data.train_src, cfg.data.train_tgt, tokenizer_);
   // Learned from the training words on every start (a resumed run checks them against its checkpoint's):
   // the same text gives the same merges.
   std::string bpe_log;
@@ -93,7 +93,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
                 "data.valid_src and data.valid_tgt empty to train without validation");
     if (cfg.train.scores_valid_bleu()) {
       valid_sources_ = read_lines(cfg.data.valid_src);
-      std::istringstream refs(read_text_file(cfg.data.valid_tgt));  // read_parallel checked it above
+      std::istringstream refs(read_text_file(cfg.data.valid_tgt));  // tokenize_files checked it above
       valid_references_ = bleu::read_lines(refs, cfg.data.valid_tgt);
       LUONG_CHECK(valid_sources_.size() == valid_references_.size(), "validation BLEU: ", cfg.data.valid_src, " has ",
                   valid_sources_.size(), " lines and ", cfg.data.valid_tgt, " ", valid_references_.size());

@@ -7,6 +7,7 @@
 
 #include "models/nmt/data/bpe.h"
 #include "models/nmt/data/corpus.h"
+#include "tests/data/test_files.h"
 
 namespace luong::nmt {
 namespace {
@@ -126,6 +127,62 @@ TEST(TokenizedCorpus, EncodingMapsEachTokenThroughItsSidesVocabulary) {
   }
   EXPECT_GT(unk, 0);
   EXPECT_EQ(corpus.stats.src_unk, unk);
+}
+
+// The training path reads its files line by line; whatever the files hold, it must give the corpus, or the
+// error message, of reading them whole.
+TEST(TokenizedCorpus, ReadingFilesLineByLineGivesWhatReadingThemWholeGives) {
+  testing::TempDir dir;
+  const std::string big_line(200000, 'x');  // longer than LineStream's 64 KiB reads
+  const std::vector<std::pair<std::string, std::string>> inputs = {
+      {"a dog\nthe red dog\n", "ein Hund\nder rote Hund\n"},
+      {"\xEF\xBB\xBF"
+       "a dog\r\nno newline",
+       "ein Hund\r\nkein Zeilenende"},         // BOM, CRLF, last line open
+      {"a\n \n\nb\nc\n", "x\ny\nz\n\t\nw\n"},  // blank pairs skipped, counted
+      {"", ""},
+      {"a\n" + big_line + " b\nc\n", "x\ny " + big_line + "\nz\n"},
+      {"a\nb\nc\n", "x\ny\n"},  // line counts differ: src longer
+      {"a\n", "x\ny\nz\n"},     // tgt longer
+      {"", "x\n"},
+      {"gut\nGr\xC3\xBC\xC3\x9F"
+       "e\nschl\xE4gt\n",
+       "a\nb\nc\n"},                   // Latin-1 byte on line 3
+      {"a\nb\n", "x\ny\0z\n"},         // NUL byte
+      {"a\rb\rc\r", "x\ny\nz\n"},      // CR-only line ends
+      {"a\nb\n", "x\ny\nbad \xFF\n"},  // the longer file's extra line is checked too
+  };
+  int cases = 0;
+  for (const auto& [src_text, tgt_text] : inputs) {
+    const std::string src = dir.file("case" + std::to_string(cases) + ".src", src_text);
+    const std::string tgt = dir.file("case" + std::to_string(cases) + ".tgt", tgt_text);
+    ++cases;
+    std::string whole_error, stream_error;
+    TokenizedCorpus whole, streamed;
+    try {
+      whole = tokenize_corpus(read_parallel(src, tgt), Tokenizer());
+    } catch (const Error& e) {
+      whole_error = e.what();
+    }
+    try {
+      streamed = tokenize_files(src, tgt, Tokenizer());
+    } catch (const Error& e) {
+      stream_error = e.what();
+    }
+    EXPECT_EQ(stream_error, whole_error) << "case " << cases;
+    if (!whole_error.empty()) continue;
+    EXPECT_EQ(streamed.lines, whole.lines) << "case " << cases;
+    EXPECT_EQ(streamed.empty_skipped, whole.empty_skipped) << "case " << cases;
+    EXPECT_EQ(streamed.line_numbers, whole.line_numbers) << "case " << cases;
+    ASSERT_EQ(streamed.src.size(), whole.src.size()) << "case " << cases;
+    for (size_t i = 0; i < whole.src.size(); ++i) {
+      EXPECT_EQ(streamed.strings(streamed.src, i), whole.strings(whole.src, i)) << "case " << cases;
+      EXPECT_EQ(streamed.strings(streamed.tgt, i), whole.strings(whole.tgt, i)) << "case " << cases;
+    }
+  }
+  EXPECT_ERROR_HAS(tokenize_files(dir.path("none.src"), dir.path("none.tgt"), Tokenizer()),
+                   "none.src' cannot be read: No such file or directory");
+  EXPECT_ERROR_HAS(tokenize_files(dir.path(""), dir.path(""), Tokenizer()), "cannot be read: it is a directory");
 }
 
 }  // namespace

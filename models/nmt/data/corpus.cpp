@@ -1,10 +1,19 @@
 #include "models/nmt/data/corpus.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <optional>
 #include <unordered_map>
 
 #include "framework/core/error.h"
+#include "framework/core/unique_fd.h"
 #include "models/nmt/data/bpe.h"
+#include "models/nmt/data/line_stream.h"
 
 namespace luong::nmt {
 namespace {
@@ -28,6 +37,31 @@ int64_t count_unk(const std::vector<int64_t>& ids) {
   return n;
 }
 
+// A file's lines as LineStream reads them, with the messages of read_lines (text_reader.h).
+class FileLines {
+ public:
+  explicit FileLines(const std::string& path)
+      : fd_(open_file(path)), lines_(fd_.fd, str("file '", path, "'"), "file") {}
+  std::optional<std::string> next() { return lines_.next(); }
+
+ private:
+  static int open_file(const std::string& path) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) LUONG_FAIL("file '", path, "' cannot be read: it is a directory");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) LUONG_FAIL("file '", path, "' cannot be read: ", std::strerror(errno));
+    return fd;
+  }
+  UniqueFd fd_;
+  LineStream lines_;
+};
+
+// Appends a line's tokens to a side.
+void add_sentence(const Tokenizer& words, const std::string& line, TokenTable& table, TokenizedSide& side) {
+  for (std::string& token : words.tokenize(line)) side.push_token(table.intern(std::move(token)));
+  side.end_sentence();
+}
+
 }  // namespace
 
 std::vector<std::string> TokenizedCorpus::strings(const TokenizedSide& side, size_t i) const {
@@ -46,10 +80,38 @@ TokenizedCorpus tokenize_corpus(ParallelText text, const Tokenizer& tokenizer) {
   for (auto [lines, side] : {std::pair{&text.src, &out.src}, std::pair{&text.tgt, &out.tgt}}) {
     side->reserve(lines->size(), 0);
     for (std::string& line : *lines) {
-      for (std::string& token : words.tokenize(line)) side->push_token(out.tokens.intern(std::move(token)));
-      side->end_sentence();
+      add_sentence(words, line, out.tokens, *side);
       std::string().swap(line);  // released now, not when the whole text is done
     }
+  }
+  if (tokenizer.bpe()) segment_corpus(out, *tokenizer.bpe());
+  return out;
+}
+
+TokenizedCorpus tokenize_files(const std::string& src_path, const std::string& tgt_path, const Tokenizer& tokenizer) {
+  const Tokenizer words(tokenizer.options());
+  FileLines src(src_path), tgt(tgt_path);
+  TokenizedCorpus out;
+  for (;;) {
+    std::optional<std::string> s = src.next(), t = tgt.next();
+    if (!s || !t) {
+      if (s || t) {  // counted to the end of the longer file, as read_parallel says it
+        int64_t src_lines = out.lines + (s ? 1 : 0), tgt_lines = out.lines + (t ? 1 : 0);
+        for (FileLines* rest : {&src, &tgt})
+          while (rest->next()) ++(rest == &src ? src_lines : tgt_lines);
+        LUONG_FAIL("parallel corpus: '", src_path, "' has ", src_lines, " lines but '", tgt_path, "' has ", tgt_lines,
+                   " lines (files must be line-aligned)");
+      }
+      break;
+    }
+    ++out.lines;
+    if (is_blank_line(*s) || is_blank_line(*t)) {
+      ++out.empty_skipped;
+      continue;
+    }
+    add_sentence(words, *s, out.tokens, out.src);
+    add_sentence(words, *t, out.tokens, out.tgt);
+    out.line_numbers.push_back(out.lines);
   }
   if (tokenizer.bpe()) segment_corpus(out, *tokenizer.bpe());
   return out;

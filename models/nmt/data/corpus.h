@@ -1,6 +1,6 @@
 // A parallel corpus ready for batching: token ids per sentence pair, plus the statistics a run logs.
 //
-//   TokenizedCorpus tok = tokenize_corpus(read_parallel(src, tgt), tokenizer);  // tokens; empty pairs skipped
+//   TokenizedCorpus tok = tokenize_files(src, tgt, tokenizer);       // tokens; empty pairs skipped
 //   learn_subwords(tok, merges);                                     // (optional) subword pieces
 //   Vocabulary sv = Vocabulary::build(count_tokens(tok, tok.src), size, min_freq);  // (training data only)
 //   Corpus corpus = encode_corpus(tok, sv, tv, max_len);            // ids; over-long pairs skipped
@@ -31,6 +31,9 @@ struct TokenizedCorpus {
 // Tokens of each line, as tokenizer.tokenize gives them (subword pieces when the tokenizer has a BPE). The
 // text's lines are released as they are tokenized (move a corpus in: both copies would be the start-up peak).
 TokenizedCorpus tokenize_corpus(ParallelText text, const Tokenizer& tokenizer);
+// The same corpus as tokenize_corpus(read_parallel(src_path, tgt_path), tokenizer), with its checks and error
+// messages, read line by line: a file's text is never held whole (the training and validation sets).
+TokenizedCorpus tokenize_files(const std::string& src_path, const std::string& tgt_path, const Tokenizer& tokenizer);
 // Splits the word tokens of both sides into BPE pieces, as Tokenizer::tokenize with that BPE would.
 class Bpe;
 void segment_corpus(TokenizedCorpus& text, const Bpe& bpe);

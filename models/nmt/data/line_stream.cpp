@@ -12,7 +12,8 @@
 
 namespace luong::nmt {
 
-LineStream::LineStream(int fd, std::string source) : fd_(fd), source_(std::move(source)) {}
+LineStream::LineStream(int fd, std::string source, std::string unit)
+    : fd_(fd), source_(std::move(source)), unit_(std::move(unit)) {}
 
 bool LineStream::fill() {
   char chunk[1 << 16];
@@ -52,10 +53,10 @@ std::optional<std::string> LineStream::next() {
   if (lines_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3), line_offset += 3;
   if (const size_t nul = line.find('\0'); nul != std::string::npos)
     LUONG_FAIL(source_, " line ", lines_, ": NUL byte at byte ", nul, " of the line (byte ",
-               line_offset + static_cast<int64_t>(nul), " of the input)");
+               line_offset + static_cast<int64_t>(nul), " of the ", unit_, ")");
   if (const int64_t bad = utf8_invalid_offset(line); bad >= 0)
     LUONG_FAIL(source_, " line ", lines_, ": invalid UTF-8 at byte ", bad, " of the line (byte ", line_offset + bad,
-               " of the input)");
+               " of the ", unit_, ")");
   return line;
 }
 

@@ -11,8 +11,9 @@ namespace luong::nmt {
 
 class LineStream {
  public:
-  // `source` names the input in errors ("standard input").
-  LineStream(int fd, std::string source);
+  // `source` names the input in errors ("standard input", "file 'x'"); `unit` is what byte offsets count in
+  // ("... (byte 340 of the input)").
+  LineStream(int fd, std::string source, std::string unit = "input");
 
   // The next line, or nullopt at the end of the input (a last line without '\n' counts). Blocks until a
   // whole line has arrived.
@@ -27,7 +28,7 @@ class LineStream {
   bool fill();  // one read(2) into the buffer; false at the end of the input
 
   int fd_;
-  std::string source_;
+  std::string source_, unit_;
   std::string buffer_;  // bytes read and not yet returned start at pos_
   size_t pos_ = 0;
   int64_t buffer_offset_ = 0;  // byte offset of buffer_[0] in the input

@@ -38,13 +38,13 @@ std::vector<std::string> split_lines(const std::string& text, const std::string&
   return lines;
 }
 
-bool blank(const std::string& s) {
-  for (char32_t c : utf8_decode(s))
+}  // namespace
+
+bool is_blank_line(const std::string& line) {
+  for (char32_t c : utf8_decode(line))
     if (!is_space_char(c)) return false;
   return true;
 }
-
-}  // namespace
 
 std::string read_text_file(const std::string& path) {
   std::error_code ec;
@@ -101,7 +101,7 @@ ParallelText pair_lines(std::vector<std::string> src, std::vector<std::string> t
   ParallelText out;
   out.lines = static_cast<int64_t>(src.size());
   for (size_t i = 0; i < src.size(); ++i) {
-    if (blank(src[i]) || blank(tgt[i])) {
+    if (is_blank_line(src[i]) || is_blank_line(tgt[i])) {
       ++out.empty_skipped;
       continue;
     }

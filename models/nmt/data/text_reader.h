@@ -28,6 +28,9 @@ void check_no_nul(const std::string& text, const std::string& source);
 // text whose lines end with CR alone, which would otherwise read as one long line.
 void check_line_ends(const std::string& text, const std::string& source);
 
+// Whether a line is empty or only whitespace (such a pair is skipped from a parallel corpus).
+bool is_blank_line(const std::string& line);
+
 // Two line-aligned files. Pairs where either side is empty (or only whitespace) are skipped and counted.
 struct ParallelText {
   std::vector<std::string> src, tgt;
