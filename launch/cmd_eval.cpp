@@ -31,10 +31,11 @@ struct EvalArgs {
 // The teacher-forced loss over every pair, in length-sorted chunks of a few batches so a progress line can
 // follow a long test set (the summed loss does not depend on how pairs are grouped).
 ValidationResult perplexity_pass(const nmt::Translator& translator, const nmt::Corpus& corpus, const TranslateArgs& t) {
-  std::vector<nmt::Example> sorted = corpus.examples;
+  std::vector<size_t> sorted(corpus.examples.size());
+  for (size_t i = 0; i < sorted.size(); ++i) sorted[i] = i;
   // The order evaluate_loss sorts each chunk into, so the chunks cut the same batches as a validation pass.
-  std::stable_sort(sorted.begin(), sorted.end(), [](const nmt::Example& a, const nmt::Example& b) {
-    return nmt::sorts_before(a, b, nmt::SortKey::longer_side);
+  std::stable_sort(sorted.begin(), sorted.end(), [&](size_t a, size_t b) {
+    return nmt::sorts_before(corpus.examples[a], corpus.examples[b], nmt::SortKey::longer_side);
   });
   const size_t chunk = static_cast<size_t>(t.batch_size) * 4;
   PassProgress progress("eval: perplexity", sorted.size(), t.progress);
@@ -43,8 +44,7 @@ ValidationResult perplexity_pass(const nmt::Translator& translator, const nmt::C
   for (size_t start = 0; start < sorted.size(); start += chunk) {
     nmt::Corpus part;
     const size_t end = std::min(sorted.size(), start + chunk);
-    part.examples.assign(sorted.begin() + static_cast<std::ptrdiff_t>(start),
-                         sorted.begin() + static_cast<std::ptrdiff_t>(end));
+    for (size_t k = start; k < end; ++k) part.examples.push_back(corpus.examples[sorted[k]]);
     const ValidationResult r = nmt::evaluate_loss(translator.ensemble(), part, t.batch_size, translator.device());
     total.loss_sum += r.loss_sum;
     total.tokens += r.tokens;

@@ -97,7 +97,7 @@ TEST(PlanEpoch, TheLongerSideOrderPadsBothSidesWhereTheSourceOrderPadsTheTarget)
 TEST(PlanPadding, CountsRealAndPaddedPositionsOfEachSide) {
   Corpus c;
   for (auto [src, tgt] : {std::pair{2, 5}, std::pair{4, 1}, std::pair{3, 3}}) {
-    Example e;
+    ExampleIds e;
     e.src.assign(static_cast<size_t>(src), 7);
     e.tgt.assign(static_cast<size_t>(tgt), 8);
     c.examples.push_back(e);
@@ -120,12 +120,8 @@ TEST(PlanPadding, CountsRealAndPaddedPositionsOfEachSide) {
 }
 
 TEST(SortKey, OrdersByTheLongerSideThenTargetThenSource) {
-  auto ex = [](size_t src, size_t tgt) {
-    Example e;
-    e.src.assign(src, 5);
-    e.tgt.assign(tgt, 6);
-    return e;
-  };
+  static const std::vector<int32_t> fives(16, 5), sixes(16, 6);  // the ids the pairs below view
+  auto ex = [](size_t src, size_t tgt) { return Example{{fives.data(), src}, {sixes.data(), tgt}, 0}; };
   // example_cost = max(src, tgt + 1)
   EXPECT_TRUE(sorts_before(ex(9, 2), ex(3, 9), SortKey::longer_side));  // cost 9 before cost 10
   EXPECT_FALSE(sorts_before(ex(3, 9), ex(9, 2), SortKey::longer_side));

@@ -62,8 +62,8 @@ TEST(Corpus, EncodesAndSkipsOverLongPairsCountingThem) {
   ASSERT_EQ(c.stats.examples, 2);
   EXPECT_EQ(c.examples[0].line, 1);
   EXPECT_EQ(c.examples[1].line, 5);
-  EXPECT_EQ(sv.decode(c.examples[1].src), (std::vector<std::string>{"the", "red", "dog"}));
-  EXPECT_EQ(tv.decode(c.examples[0].tgt), (std::vector<std::string>{"ein", "Hund"}));
+  EXPECT_EQ(sv.decode(to_ids(c.examples[1].src)), (std::vector<std::string>{"the", "red", "dog"}));
+  EXPECT_EQ(tv.decode(to_ids(c.examples[0].tgt)), (std::vector<std::string>{"ein", "Hund"}));
   EXPECT_EQ(c.stats.src_tokens, 5);
   EXPECT_EQ(c.stats.tgt_tokens, 5);
   const std::string summary = c.stats.summary();

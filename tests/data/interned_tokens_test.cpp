@@ -121,8 +121,8 @@ TEST(TokenizedCorpus, EncodingMapsEachTokenThroughItsSidesVocabulary) {
   ASSERT_EQ(corpus.examples.size(), 200u);
   int64_t unk = 0;
   for (size_t i = 0; i < 200; ++i) {
-    EXPECT_EQ(corpus.examples[i].src, sv.encode(c.strings(c.src, i))) << "line " << i + 1;
-    EXPECT_EQ(corpus.examples[i].tgt, tv.encode(c.strings(c.tgt, i))) << "line " << i + 1;
+    EXPECT_EQ(to_ids(corpus.examples[i].src), sv.encode(c.strings(c.src, i))) << "line " << i + 1;
+    EXPECT_EQ(to_ids(corpus.examples[i].tgt), tv.encode(c.strings(c.tgt, i))) << "line " << i + 1;
     for (int64_t id : corpus.examples[i].src) unk += id == Vocabulary::kUnk;
   }
   EXPECT_GT(unk, 0);

@@ -156,9 +156,9 @@ TEST(Ensemble, LossIsTheMixturesPerTokenAndAtMostTheMembersMean) {
     NoGradGuard no_grad;
     for (const Example& e : corpus.examples) {
       const std::vector<int64_t> len{static_cast<int64_t>(e.src.size())};
-      const Tensor src = Tensor::from_ids(e.src, {1, len[0]});
+      const Tensor src = Tensor::from_ids(to_ids(e.src), {1, len[0]});
       DecoderState sa = a->encode(src, len), sb = b->encode(src, len);
-      std::vector<int64_t> targets = e.tgt;
+      std::vector<int64_t> targets = to_ids(e.tgt);
       targets.push_back(kEos);
       int64_t prev = kBos;
       for (const int64_t y : targets) {

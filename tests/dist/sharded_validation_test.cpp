@@ -16,7 +16,7 @@ nmt::Corpus varied_corpus() {
   nmt::Corpus c;
   Generator g(17);
   for (int64_t i = 0; i < 23; ++i) {
-    nmt::Example e;
+    nmt::ExampleIds e;
     for (int64_t k = 0, n = 1 + static_cast<int64_t>(g.below(9)); k < n; ++k)
       e.src.push_back(4 + static_cast<int64_t>(g.below(12)));
     for (int64_t k = 0, n = 1 + static_cast<int64_t>(g.below(9)); k < n; ++k)

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
@@ -22,19 +23,6 @@ std::string percent(int64_t part, int64_t whole) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%.2f%%", whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
   return buf;
-}
-
-// Sentence ids of a side through a table from token numbers to vocabulary ids.
-std::vector<int64_t> encode_sentence(std::span<const int32_t> tokens, const std::vector<int64_t>& vocab_id_of) {
-  std::vector<int64_t> ids(tokens.size());
-  for (size_t k = 0; k < tokens.size(); ++k) ids[k] = vocab_id_of[static_cast<size_t>(tokens[k])];
-  return ids;
-}
-
-int64_t count_unk(const std::vector<int64_t>& ids) {
-  int64_t n = 0;
-  for (int64_t i : ids) n += i == Vocabulary::kUnk;
-  return n;
 }
 
 // A file's lines as LineStream reads them, with the messages of read_lines (text_reader.h).
@@ -60,6 +48,16 @@ class FileLines {
 void add_sentence(const Tokenizer& words, const std::string& line, TokenTable& table, TokenizedSide& side) {
   for (std::string& token : words.tokenize(line)) side.push_token(table.intern(std::move(token)));
   side.end_sentence();
+}
+
+// A sentence's vocabulary ids, through a table from token numbers to ids; counts the <unk>s.
+void encode_sentence(std::span<const int32_t> tokens, const std::vector<int32_t>& vocab_id_of,
+                     std::vector<int32_t>& ids, int64_t& unk) {
+  ids.resize(tokens.size());
+  for (size_t k = 0; k < tokens.size(); ++k) {
+    ids[k] = vocab_id_of[static_cast<size_t>(tokens[k])];
+    unk += ids[k] == Vocabulary::kUnk;
+  }
 }
 
 }  // namespace
@@ -178,30 +176,32 @@ std::shared_ptr<const Bpe> run_subwords(TokenizedCorpus& text, int64_t merges, c
 Corpus encode_corpus(const TokenizedCorpus& text, const Vocabulary& src_vocab, const Vocabulary& tgt_vocab,
                      int64_t max_len) {
   // One vocabulary lookup per distinct token, not per token.
-  std::vector<int64_t> src_id_of(static_cast<size_t>(text.tokens.size())), tgt_id_of(src_id_of.size());
+  LUONG_CHECK(src_vocab.size() <= std::numeric_limits<int32_t>::max() &&
+                  tgt_vocab.size() <= std::numeric_limits<int32_t>::max(),
+              "a vocabulary of more than 2^31 - 1 tokens");
+  std::vector<int32_t> src_id_of(static_cast<size_t>(text.tokens.size())), tgt_id_of(src_id_of.size());
   for (int32_t t = 0; t < text.tokens.size(); ++t) {
-    src_id_of[static_cast<size_t>(t)] = src_vocab.id(text.tokens.text(t));
-    tgt_id_of[static_cast<size_t>(t)] = tgt_vocab.id(text.tokens.text(t));
+    src_id_of[static_cast<size_t>(t)] = static_cast<int32_t>(src_vocab.id(text.tokens.text(t)));
+    tgt_id_of[static_cast<size_t>(t)] = static_cast<int32_t>(tgt_vocab.id(text.tokens.text(t)));
   }
   Corpus c;
   c.stats.lines = text.lines;
   c.stats.empty_skipped = text.empty_skipped;
-  c.examples.reserve(text.src.size());
+  c.examples.reserve(text.src.size(), static_cast<size_t>(text.src.tokens() + text.tgt.tokens()));
+  std::vector<int32_t> src, tgt;
   for (size_t i = 0; i < text.src.size(); ++i) {
     const auto ns = static_cast<int64_t>(text.src[i].size()), nt = static_cast<int64_t>(text.tgt[i].size());
     if (max_len > 0 && (ns > max_len || nt > max_len)) {
       ++c.stats.too_long_skipped;
       continue;
     }
-    Example e{encode_sentence(text.src[i], src_id_of), encode_sentence(text.tgt[i], tgt_id_of),
-              i < text.line_numbers.size() ? text.line_numbers[i] : static_cast<int64_t>(i) + 1};
+    encode_sentence(text.src[i], src_id_of, src, c.stats.src_unk);
+    encode_sentence(text.tgt[i], tgt_id_of, tgt, c.stats.tgt_unk);
+    c.examples.push_back(src, tgt, i < text.line_numbers.size() ? text.line_numbers[i] : static_cast<int64_t>(i) + 1);
     c.stats.src_tokens += ns;
     c.stats.tgt_tokens += nt;
-    c.stats.src_unk += count_unk(e.src);
-    c.stats.tgt_unk += count_unk(e.tgt);
-    c.examples.push_back(std::move(e));
   }
-  c.examples.shrink_to_fit();  // pairs over max_len leave room at the end
+  // Not shrunk to fit: the pairs over max_len leave little room, and a shrink would copy every id.
   c.stats.examples = static_cast<int64_t>(c.examples.size());
   return c;
 }

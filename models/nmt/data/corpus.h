@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "models/nmt/data/example_list.h"
 #include "models/nmt/data/interned_tokens.h"
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/data/tokenizer.h"
@@ -52,12 +53,6 @@ inline std::unordered_map<std::string, int64_t> count_tokens(const TokenizedCorp
   return count_tokens(text, std::vector<const TokenizedSide*>{&side});
 }
 
-struct Example {
-  std::vector<int64_t> src;  // ids, without <s> / </s>
-  std::vector<int64_t> tgt;  // ids, without <s> / </s>
-  int64_t line = 0;          // 1-based line in the files
-};
-
 struct CorpusStats {
   int64_t lines = 0;             // lines per file
   int64_t empty_skipped = 0;     // pairs with an empty side
@@ -70,7 +65,7 @@ struct CorpusStats {
 };
 
 struct Corpus {
-  std::vector<Example> examples;
+  ExampleList examples;
   CorpusStats stats;
 };
 

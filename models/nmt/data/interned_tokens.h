@@ -3,7 +3,8 @@
 // A corpus repeats a small set of strings: Multi30k repeated ten times (290,000 pairs, 7.5 million tokens) has
 // 28,108 distinct ones. Held as a std::vector<std::string> per sentence, at about 32 bytes a token plus a vector
 // per sentence, the tokenized text was most of `luong train`'s start-up peak on that corpus (650 MB, 781 MB with
-// BPE); as indices a token takes 4 bytes (319 MB and 300 MB: bench/corpus_bench shows the stages).
+// BPE); as indices a token takes 4 bytes (319 MB and 300 MB; 277 and 258 MB once the files were read line by
+// line and the encoded pairs packed, example_list.h: bench/corpus_bench shows the stages).
 #pragma once
 #include <cstdint>
 #include <span>
