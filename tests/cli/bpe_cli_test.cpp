@@ -46,6 +46,16 @@ class BpeCliTest : public ::testing::Test {
            " --set train.valid_every=20 --set train.keep_checkpoints=0 --set optim.lr=0.01 " + extra;
   }
   static StateDict model_of(const std::string& path) { return load_checkpoint(path).state.sub("model"); }
+  // Every parameter of the two checkpoints, bit for bit.
+  static void expect_same_parameters(const std::string& path_a, const std::string& path_b) {
+    const StateDict a = model_of(path_a), b = model_of(path_b);
+    ASSERT_EQ(a.tensors.size(), b.tensors.size());
+    for (const auto& [name, t] : a.tensors) {
+      const Tensor& u = b.tensors.at(name);
+      ASSERT_EQ(t.nbytes(), u.nbytes()) << name;
+      EXPECT_EQ(0, std::memcmp(t.raw(), u.raw(), t.nbytes())) << "parameter " << name << " differs";
+    }
+  }
   static std::string data_;
 };
 std::string BpeCliTest::data_;
@@ -94,13 +104,7 @@ TEST_F(BpeCliTest, AResumedRunEqualsAnUninterruptedOne) {
   ASSERT_EQ(run_luong(train(resumed, 20, "--set data.bpe_merges=20")).status, 0);
   const RunResult r = run_luong(train(resumed, 40, "--set data.bpe_merges=20 --resume auto"));
   ASSERT_EQ(r.status, 0) << r.output;
-  const StateDict a = model_of(checkpoint_path(straight, 40)), b = model_of(checkpoint_path(resumed, 40));
-  ASSERT_EQ(a.tensors.size(), b.tensors.size());
-  for (const auto& [name, t] : a.tensors) {
-    const Tensor& u = b.tensors.at(name);
-    ASSERT_EQ(t.nbytes(), u.nbytes()) << name;
-    EXPECT_EQ(0, std::memcmp(t.raw(), u.raw(), t.nbytes())) << "parameter " << name << " differs";
-  }
+  expect_same_parameters(checkpoint_path(straight, 40), checkpoint_path(resumed, 40));
 }
 
 TEST_F(BpeCliTest, ARunOnAnotherRunsMergesFileTrainsAsThatRunDid) {
@@ -112,13 +116,7 @@ TEST_F(BpeCliTest, ARunOnAnotherRunsMergesFileTrainsAsThatRunDid) {
   const RunResult r = run_luong(train(read, 20, "--set data.bpe_codes=" + codes));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(lines_of(read + "/bpe.merges.txt"), lines_of(codes));
-  const StateDict a = model_of(checkpoint_path(learned, 20)), b = model_of(checkpoint_path(read, 20));
-  ASSERT_EQ(a.tensors.size(), b.tensors.size());
-  for (const auto& [name, t] : a.tensors) {
-    const Tensor& u = b.tensors.at(name);
-    ASSERT_EQ(t.nbytes(), u.nbytes()) << name;
-    EXPECT_EQ(0, std::memcmp(t.raw(), u.raw(), t.nbytes())) << "parameter " << name << " differs";
-  }
+  expect_same_parameters(checkpoint_path(learned, 20), checkpoint_path(read, 20));
   // Resuming compares the file's merges with the checkpoint's; another file is refused, and so is asking for
   // both ways at once.
   std::vector<std::string> first_ten = lines_of(codes);
