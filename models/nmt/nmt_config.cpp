@@ -286,8 +286,9 @@ NmtConfig nmt_config_from(const Config& c) {
   d.bpe_merges = c.get_int("data.bpe_merges");
   d.bpe_codes = c.get_string("data.bpe_codes");
   if (d.bpe_merges > 0 && !d.bpe_codes.empty())
-    LUONG_FAIL("config: data.bpe_merges (", d.bpe_merges, ") and data.bpe_codes ('", d.bpe_codes,
-               "') are both set: learn the merges or read them from the file, not both");
+    LUONG_FAIL(
+        "config: data.bpe_merges (", d.bpe_merges, ") and data.bpe_codes ('", d.bpe_codes,
+        "') are both set: learn the merges or read them from the file, not both (data.bpe_merges: 0 reads the file)");
   d.max_len = c.get_int("data.max_len");
   d.pool_batches = c.get_int("data.pool_batches");
   d.sort_by = c.get_string("data.sort_by");
