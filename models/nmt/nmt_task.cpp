@@ -56,8 +56,8 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
               "data.train_src and data.train_tgt must name the training files");
   tokenizer_ = Tokenizer(TokenizerOptions{cfg.data.lowercase});
   TokenizedCorpus text = tokenize_files(cfg.data.train_src, cfg.data.train_tgt, tokenizer_);
-  // Learned from the training words on every start (a resumed run checks them against its checkpoint's):
-  // the same text gives the same merges.
+  // Learned from the training words on every start, or read from data.bpe_codes (a resumed run checks them
+  // against its checkpoint's): the same text or file gives the same merges.
   std::string bpe_log;
   if (auto bpe = run_subwords(text, cfg.data.bpe_merges, cfg.data.bpe_codes, bpe_log)) {
     log(bpe_log);
