@@ -5,15 +5,23 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "framework/core/error.h"
 #include "framework/core/unique_fd.h"
 
 namespace luong {
 
+int open_file_for_reading(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) LUONG_FAIL(what, " '", path, "' cannot be read: it is a directory");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) LUONG_FAIL(what, " '", path, "' cannot be read: ", std::strerror(errno));
+  return fd;
+}
+
 std::string read_whole_file(const std::string& path, const std::string& what, size_t max_bytes) {
-  const UniqueFd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (f.fd < 0) LUONG_FAIL(what, " '", path, "' cannot be read: ", std::strerror(errno));
+  const UniqueFd f{open_file_for_reading(path, what)};
   std::string text;
   char buf[1 << 16];
   while (true) {

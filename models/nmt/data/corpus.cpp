@@ -1,18 +1,13 @@
 #include "models/nmt/data/corpus.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
 #include <limits>
 #include <optional>
 #include <unordered_map>
 
 #include "framework/core/error.h"
 #include "framework/core/unique_fd.h"
+#include "framework/io/read_file.h"
 #include "models/nmt/data/bpe.h"
 #include "models/nmt/data/line_stream.h"
 
@@ -29,17 +24,10 @@ std::string percent(int64_t part, int64_t whole) {
 class FileLines {
  public:
   explicit FileLines(const std::string& path)
-      : fd_(open_file(path)), lines_(fd_.fd, str("file '", path, "'"), "file") {}
+      : fd_(open_file_for_reading(path, "file")), lines_(fd_.fd, str("file '", path, "'"), "file") {}
   std::optional<std::string> next() { return lines_.next(); }
 
  private:
-  static int open_file(const std::string& path) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) LUONG_FAIL("file '", path, "' cannot be read: it is a directory");
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) LUONG_FAIL("file '", path, "' cannot be read: ", std::strerror(errno));
-    return fd;
-  }
   UniqueFd fd_;
   LineStream lines_;
 };

@@ -4,9 +4,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "framework/core/error.h"
 #include "framework/io/read_file.h"
@@ -46,11 +43,7 @@ bool is_blank_line(const std::string& line) {
   return true;
 }
 
-std::string read_text_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) LUONG_FAIL("file '", path, "' cannot be read: it is a directory");
-  return read_whole_file(path, "file");
-}
+std::string read_text_file(const std::string& path) { return read_whole_file(path, "file"); }
 
 std::string read_stdin_text() {
   // stdio rather than std::cin: a failed read(2) (stdin redirected from a directory gives EISDIR) must be an
