@@ -100,7 +100,8 @@ void run(EvalArgs a) {
                           {"bleu_line", score.format()},
                           {"beam_size", a.t.beam},
                           {"length_penalty", a.t.length_penalty},
-                          {"max_len_ratio", a.t.max_len_ratio}};
+                          {"max_len_ratio", a.t.max_len_ratio},
+                          {"batch_size", a.t.batch_size}};
     if (a.t.checkpoints.size() > 1) result["ensemble"] = a.t.checkpoints;  // "checkpoint" is then the first
     std::cout << json_text(result) << "\n";
   } else {

@@ -50,7 +50,8 @@ void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool with_n_best) {
   a.max_len_ratio_option = cmd.add_option("--max-len-ratio", a.max_len_ratio,
                                           str("Output length limit as a multiple (0.1 to ", kMaxLenRatio,
                                               ") of the source length (default: the checkpoint's eval.max_len_ratio)"));
-  cmd.add_option("--batch-size", a.batch_size, "Sentences decoded together (>= 1)")->capture_default_str();
+  a.batch_size_option = cmd.add_option("--batch-size", a.batch_size,
+                                       "Sentences decoded together, >= 1 (default: the checkpoint's eval.batch_size)");
   if (with_n_best)
     cmd.add_option("--n-best", a.n_best, "Hypotheses printed per sentence (1 to --beam)")->capture_default_str();
   cmd.add_flag("--unk-replace", a.unk_replace, "Replace <unk> with the most-attended source word (Luong et al. 2015)");
@@ -91,6 +92,7 @@ void apply_checkpoint_decoding(TranslateArgs& a, const nmt::EvalConfig& eval) {
   if (a.beam_option && a.beam_option->count() == 0) a.beam = eval.beam_size;
   if (a.length_penalty_option && a.length_penalty_option->count() == 0) a.length_penalty = eval.length_penalty;
   if (a.max_len_ratio_option && a.max_len_ratio_option->count() == 0) a.max_len_ratio = eval.max_len_ratio;
+  if (a.batch_size_option && a.batch_size_option->count() == 0) a.batch_size = eval.batch_size;
   validate_translate_args(a);  // e.g. --n-best against the checkpoint's beam
 }
 

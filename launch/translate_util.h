@@ -33,6 +33,7 @@ struct TranslateArgs {
   CLI::Option* beam_option = nullptr;
   CLI::Option* length_penalty_option = nullptr;
   CLI::Option* max_len_ratio_option = nullptr;
+  CLI::Option* batch_size_option = nullptr;
 };
 
 // The widest beam the CLI accepts: beyond it decoding needs memory per beam entry and vocabulary word
@@ -46,9 +47,9 @@ inline constexpr double kMaxLenRatio = 100.0;
 void add_translate_options(CLI::App& cmd, TranslateArgs& args, bool with_n_best);
 // Throws naming the option, the value and the allowed range (the eval.* ranges of the config schema).
 void validate_translate_args(const TranslateArgs& args);
-// --beam, --length-penalty and --max-len-ratio not given on the command line take the checkpoint's
-// eval.beam_size, eval.length_penalty and eval.max_len_ratio: the model decodes as it was configured to
-// (and as `luong sweep` scores it); then the arguments are validated again.
+// --beam, --length-penalty, --max-len-ratio and --batch-size not given on the command line take the
+// checkpoint's eval.beam_size, eval.length_penalty, eval.max_len_ratio and eval.batch_size: the model decodes
+// as it was configured to (and as `luong sweep` scores it); then the arguments are validated again.
 void apply_checkpoint_decoding(TranslateArgs& args, const nmt::EvalConfig& eval);
 nmt::TranslateOptions translate_options(const TranslateArgs& args);
 

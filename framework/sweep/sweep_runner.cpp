@@ -300,10 +300,16 @@ class SweepRun {
       ckpt = all.back().path;
     }
     const auto [src, ref] = *eval_data(c);
-    std::vector<std::string> argv = {o_.luong_binary, "eval", "--checkpoint", ckpt, "--src", src, "--ref", ref, "--json",
-                                     "--device", c.get_string("device"), "--beam", std::to_string(c.get_int("eval.beam_size")),
-                                     "--length-penalty", value_to_yaml(c.get_number("eval.length_penalty")),
-                                     "--max-len-ratio", value_to_yaml(c.get_number("eval.max_len_ratio"))};
+    std::vector<std::string> argv = {
+        o_.luong_binary, "eval",     "--checkpoint",        ckpt, "--src", src, "--ref", ref,
+        "--json",        "--device", c.get_string("device")};
+    // The trial's decoding settings, whatever its checkpoint says.
+    const std::pair<const char*, std::string> decoding[] = {
+        {"--beam", std::to_string(c.get_int("eval.beam_size"))},
+        {"--length-penalty", value_to_yaml(c.get_number("eval.length_penalty"))},
+        {"--max-len-ratio", value_to_yaml(c.get_number("eval.max_len_ratio"))},
+        {"--batch-size", std::to_string(c.get_int("eval.batch_size"))}};
+    for (const auto& [flag, value] : decoding) argv.insert(argv.end(), {flag, value});
     const std::string log = dir(i) + "/eval.log";
     const std::uintmax_t offset = size_of(log);
     const pid_t pid = spawn_child({argv, log, o_.child_env});

@@ -212,6 +212,12 @@ void add_dist_eval(ConfigSchema& s) {
   // ratio x source length is converted to an int64 length: 1e19 overflowed it.
   bounded(s.add_number("eval.max_len_ratio", 2.0, "Maximum output length as a multiple of the source length."),
           0.1, 100.0);
+  bounded(s.add_int("eval.batch_size", 32,
+                    "Sentences decoded together by validation BLEU (train.valid_bleu) "
+                    "and, unless --batch-size is given, by `luong eval` and `luong "
+                    "translate`. Speed only: translations do not depend on it; larger "
+                    "batches keep a GPU busier and hold batch x beam x vocabulary scores."),
+          1);
 }
 
 // Rules of one schedule on keys that others ignore (the schedule constructors check them again, too late
@@ -334,6 +340,7 @@ NmtConfig nmt_config_from(const Config& c) {
   n.eval.beam_size = c.get_int("eval.beam_size");
   n.eval.length_penalty = c.get_number("eval.length_penalty");
   n.eval.max_len_ratio = c.get_number("eval.max_len_ratio");
+  n.eval.batch_size = c.get_int("eval.batch_size");
   return n;
 }
 

@@ -74,6 +74,7 @@ struct EvalConfig {
   int64_t beam_size = 5;
   double length_penalty = 0.0;
   double max_len_ratio = 2.0;
+  int64_t batch_size = 32;  // sentences decoded together (speed only)
 };
 
 struct NmtConfig {

@@ -284,6 +284,7 @@ double NmtTask::validation_bleu() const {
   o.beam.beam_size = cfg_.eval.beam_size;
   o.beam.length_penalty = cfg_.eval.length_penalty;
   o.beam.max_len_ratio = cfg_.eval.max_len_ratio;
+  o.batch_size = cfg_.eval.batch_size;
   const std::vector<Translation> translations = translate_sentences(
       Ensemble(*model_), {src_vocab_, tgt_vocab_, tokenizer_, cfg_.model.reverse_source}, device_, sources, o);
   bleu::BleuStats stats;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <vector>
 
@@ -22,7 +23,7 @@ class TranslateStream : public ::testing::Test {
         run_luong("train --quiet --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + dir_ +
                   "/run --set data.train_src=" + d + "train.src --set data.train_tgt=" + d +
                   "train.tgt --set data.valid_src=" + d + "valid.src --set data.valid_tgt=" + d +
-                  "valid.tgt --set train.max_epochs=0 --set train.max_steps=60");
+                  "valid.tgt --set train.max_epochs=0 --set train.max_steps=60 --set eval.batch_size=5");
     ASSERT_EQ(r.status, 0) << r.output;
     ckpt_ = checkpoint_path(dir_ + "/run", 60);
     src_ = d + "test.src";
@@ -114,7 +115,7 @@ TEST_F(TranslateStream, GoodLinesBeforeABadOneAreTranslated) {
 }
 
 // Decoding options not given on the command line come from the checkpoint's eval.* config (tiny.yaml's
-// beam is 3), as `luong sweep` scores a trial; given ones win.
+// beam is 3; the batch size 5 was set when training), as `luong sweep` scores a trial; given ones win.
 TEST_F(TranslateStream, DecodingDefaultsComeFromTheCheckpointsConfig) {
   const std::string test = dir_ + "/data/test.";
   auto eval_json = [&](const std::string& options) {
@@ -126,6 +127,14 @@ TEST_F(TranslateStream, DecodingDefaultsComeFromTheCheckpointsConfig) {
   const std::string configured = eval_json("");
   EXPECT_NE(configured.find("\"beam_size\":3"), std::string::npos) << configured;
   EXPECT_NE(eval_json("--beam 2").find("\"beam_size\":2"), std::string::npos);
+  const nlohmann::json batch5 = nlohmann::json::parse(configured),
+                       batch1 = nlohmann::json::parse(eval_json("--batch-size 1"));
+  EXPECT_EQ(batch5["batch_size"], 5);
+  EXPECT_EQ(batch1["batch_size"], 1);
+  // The batch size is speed only: the same translations, so the same BLEU; the perplexity's float32 sums
+  // are grouped differently (3e-8 relative apart here).
+  EXPECT_EQ(batch5["bleu_line"], batch1["bleu_line"]);
+  EXPECT_NEAR(batch5["ppl"].get<double>(), batch1["ppl"].get<double>(), 1e-6 * batch1["ppl"].get<double>());
   // --n-best is checked against the checkpoint's beam when --beam is not given.
   const std::string three = translate("--n-best 3 < " + src_);
   size_t first_sentence = 0;

@@ -40,7 +40,8 @@ std::string ValidBleuTest::data_;
 
 TEST_F(ValidBleuTest, TheRecordedScoreIsWhatEvalGivesThatCheckpointAndTheBestPicksBestH5) {
   const std::string run = fresh_dir("valid_bleu_run");
-  const RunResult r = run_luong(train(run, "--set train.valid_metric=bleu") + " 2>/dev/null");
+  // eval.batch_size 7 (not the default 32): validation decodes in batches of 7, eval takes it from the checkpoint.
+  const RunResult r = run_luong(train(run, "--set train.valid_metric=bleu --set eval.batch_size=7") + " 2>/dev/null");
   ASSERT_EQ(r.status, 0) << r.output;
   const auto records = valid_records(run);
   ASSERT_EQ(records.size(), 6u);
