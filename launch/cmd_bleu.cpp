@@ -1,5 +1,7 @@
-// `luong bleu REF [--json]`: corpus BLEU of the hypotheses on stdin against REF, printed like
-// `sacrebleu -f text REF < HYP` (or like its JSON output with --json).
+// `luong bleu REF [--json] [-m bleu chrf]`: corpus BLEU (and/or chrF) of the hypotheses on stdin against REF,
+// printed like `sacrebleu -f text REF < HYP` (or like its JSON output with --json).
+#include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -8,11 +10,10 @@
 #include <memory>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
-
 #include "framework/core/error.h"
 #include "launch/commands.h"
 #include "models/nmt/bleu.h"
+#include "models/nmt/chrf.h"
 #include "models/nmt/data/text_reader.h"
 
 namespace luong::cli {
@@ -22,6 +23,7 @@ struct BleuOptions {
   std::string reference;
   bool json = false;
   int width = 1;  // sacrebleu's command-line default
+  std::vector<std::string> metrics{"bleu"};
 };
 
 // sacreBLEU's line splitting over bytes read with the corpus readers' checks: a directory or unreadable
@@ -50,21 +52,48 @@ void run_bleu(const BleuOptions& o) {
     LUONG_FAIL("bleu: standard input has ", hyps.size(), " lines but the reference ", o.reference, " has ",
                refs.size());
   if (refs.empty()) LUONG_FAIL("bleu: the reference ", o.reference, " has no lines");
-  const bleu::BleuScore score = bleu::corpus_bleu(hyps, refs);
-  if (o.json) {
-    std::cout << score.to_json(o.width) << "\n";
+  // sacreBLEU's order whatever the order asked: BLEU, then chrF.
+  const bool with_bleu = std::count(o.metrics.begin(), o.metrics.end(), "bleu") > 0;
+  const bool with_chrf = std::count(o.metrics.begin(), o.metrics.end(), "chrf") > 0;
+  std::vector<std::string> lines, objects;
+  if (with_bleu) {
+    const bleu::BleuScore score = bleu::corpus_bleu(hyps, refs);
+    lines.push_back(score.format(o.width, bleu::signature()));
+    objects.push_back(score.to_json(o.width));
+  }
+  if (with_chrf) {
+    const chrf::ChrfScore score = chrf::corpus_chrf(hyps, refs);
+    lines.push_back(score.format(o.width, chrf::signature()));
+    objects.push_back(score.to_json(o.width));
+  }
+  if (o.json) {  // one metric: its object; several: a list of them, as sacrebleu prints
+    if (objects.size() == 1) {
+      std::cout << objects[0] << "\n";
+    } else {
+      std::cout << "[\n";
+      for (size_t i = 0; i < objects.size(); ++i) std::cout << objects[i] << (i + 1 < objects.size() ? ",\n" : "\n");
+      std::cout << "]\n";
+    }
   } else {
-    std::cout << score.format(o.width, bleu::signature()) << "\n";
+    // sacrebleu right-aligns the lines' "name|signature" parts when it prints several.
+    size_t width = 0;
+    for (const std::string& l : lines) width = std::max(width, l.find(" = "));
+    for (const std::string& l : lines) std::cout << std::string(width - l.find(" = "), ' ') << l << "\n";
   }
   flush_stdout();
 }
 
 const bool kRegistered = add_command([](CLI::App& app) {
   auto opts = std::make_shared<BleuOptions>();
-  auto* cmd = app.add_subcommand("bleu", "Corpus BLEU of stdin against a reference file (sacreBLEU-compatible)");
+  auto* cmd = app.add_subcommand("bleu",
+                                 "Corpus BLEU (or chrF) of stdin against a reference file "
+                                 "(sacreBLEU-compatible)");
   cmd->add_option("reference", opts->reference, "Reference file, one segment per line")->required();
   cmd->add_flag("--json", opts->json, "Print one JSON object instead of the score line");
   cmd->add_option("-w,--width", opts->width, "Decimals of the score")->check(CLI::Range(0, 10));
+  cmd->add_option("-m,--metrics", opts->metrics, "bleu, chrf or both (-m bleu chrf), as sacrebleu's -m")
+      ->check(CLI::IsMember({"bleu", "chrf"}))
+      ->capture_default_str();
   cmd->callback([opts] { run_bleu(*opts); });
 });
 

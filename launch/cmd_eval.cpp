@@ -13,6 +13,7 @@
 #include "launch/commands.h"
 #include "launch/translate_util.h"
 #include "models/nmt/bleu.h"
+#include "models/nmt/chrf.h"
 #include "models/nmt/data/batching.h"
 #include "models/nmt/data/corpus.h"
 #include "models/nmt/data/text_reader.h"
@@ -88,6 +89,7 @@ void run(EvalArgs a) {
   for (const auto& tr : translations) hyps.push_back(tr.text);
   write_attention_plots(a.t, translations);
   const bleu::BleuScore score = bleu::corpus_bleu(hyps, refs);
+  const chrf::ChrfScore chrf_score = chrf::corpus_chrf(hyps, refs);  // character-level: kinder to German's compounds
   if (a.json) {
     nlohmann::json result{{"checkpoint", a.t.checkpoints.front()},
                           {"src", a.src},
@@ -98,6 +100,8 @@ void run(EvalArgs a) {
                           {"bleu", score.score},
                           {"bleu_signature", bleu::signature()},
                           {"bleu_line", score.format()},
+                          {"chrf", chrf_score.score},
+                          {"chrf_signature", chrf::signature()},
                           {"beam_size", a.t.beam},
                           {"length_penalty", a.t.length_penalty},
                           {"max_len_ratio", a.t.max_len_ratio},
@@ -106,14 +110,15 @@ void run(EvalArgs a) {
     std::cout << json_text(result) << "\n";
   } else {
     std::cout << "perplexity " << ppl << " over " << v.tokens << " target tokens\n"
-              << score.format(2, bleu::signature()) << "\n";
+              << score.format(2, bleu::signature()) << "\n"
+              << chrf_score.format(2, chrf::signature()) << "\n";
   }
   flush_stdout();
 }
 
 const bool kRegistered = add_command([](CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
-  auto* cmd = app.add_subcommand("eval", "Perplexity and BLEU (beam search) of a checkpoint on a test set");
+  auto* cmd = app.add_subcommand("eval", "Perplexity, BLEU and chrF (beam search) of a checkpoint on a test set");
   add_translate_options(*cmd, args->t, /*with_n_best=*/false);
   cmd->add_option("--src", args->src, "Source sentences, one per line")->required()->check(CLI::ExistingFile);
   cmd->add_option("--ref", args->ref, "Reference translations, one per line")->required()->check(CLI::ExistingFile);

@@ -91,6 +91,10 @@ ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vecto
   for (const auto& r : ranked) with_valid_bleu = with_valid_bleu || r.valid_bleu.has_value();
   if (with_valid_bleu) t.header.push_back("valid_bleu");
   if (with_bleu) t.header.push_back("bleu");
+  // chrF next to BLEU when the evaluations recorded it (results of earlier versions did not).
+  bool with_chrf = false;
+  for (const auto& r : ranked) with_chrf = with_chrf || r.chrf.has_value();
+  if (with_chrf) t.header.push_back("chrf");
   t.header.insert(t.header.end(), {"tokens_per_s", "wall_s", "steps", "status", "error"});
   auto opt = [&](const std::optional<double>& v, int digits) {
     return !v ? std::string() : precise ? exact(*v) : fixed(*v, digits);
@@ -107,6 +111,7 @@ ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vecto
     row.push_back(opt(r.valid_ppl, 3));
     if (with_valid_bleu) row.push_back(opt(r.valid_bleu, 2));
     if (with_bleu) row.push_back(opt(r.bleu, 2));
+    if (with_chrf) row.push_back(opt(r.chrf, 2));
     const bool ran = r.status == TrialStatus::ok;
     // An interrupted trial's rate is that of its partial run: shown when it was measured.
     const bool rate = ran || (r.status == TrialStatus::interrupted && r.tokens_per_s > 0.0);

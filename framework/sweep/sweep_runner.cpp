@@ -387,6 +387,7 @@ class SweepRun {
       return fail(i, str("luong eval: ", describe_wait_status(status), "; ", failure_reason(log, log_offset),
                          "; last lines of ", log, ":\n", log_tail(log, kErrorTailLines, log_offset)));
     results_[i].bleu = (*j)["bleu"].get<double>();
+    if (j->contains("chrf") && (*j)["chrf"].is_number()) results_[i].chrf = (*j)["chrf"].get<double>();
     finish_ok(i);
   }
 

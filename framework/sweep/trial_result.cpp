@@ -82,6 +82,7 @@ json to_json(const TrialResult& r) {
               {"sets", r.sets},
               {"valid_ppl", optional_json(r.valid_ppl)},
               {"bleu", optional_json(r.bleu)},
+              {"chrf", optional_json(r.chrf)},
               {"valid_bleu", optional_json(r.valid_bleu)},
               // null, not 0, for what was never measured (a trial that failed at start, or never ran)
               {"tokens_per_s", r.tokens_per_s > 0 ? json(r.tokens_per_s) : json(nullptr)},
@@ -106,6 +107,7 @@ TrialResult result_from_json(const json& j) {
   r.sets = j.at("sets").get<std::vector<std::string>>();
   r.valid_ppl = optional_from(j, "valid_ppl");
   r.bleu = optional_from(j, "bleu");
+  r.chrf = optional_from(j, "chrf");  // absent in results written before chrF was recorded
   r.valid_bleu = optional_from(j, "valid_bleu");
   r.tokens_per_s = number_or(j, "tokens_per_s", 0.0);
   r.wall_s = number_or(j, "wall_s", 0.0);

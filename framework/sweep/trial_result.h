@@ -26,6 +26,7 @@ struct TrialResult {
   std::vector<std::string> sets;
   std::optional<double> valid_ppl;  // best validation perplexity (min over metrics.jsonl "valid" records)
   std::optional<double> bleu;       // when the sweep's metric is bleu
+  std::optional<double> chrf;       // with it: luong eval's chrF of the same translations
   std::optional<double> valid_bleu;  // best validation BLEU (max over "valid" records), when the trial computed it
   double tokens_per_s = 0.0;
   double wall_s = 0.0;              // wall time of all this trial's processes, over every sweep run

@@ -41,13 +41,26 @@ std::vector<std::string> tokens_of(const std::string& raw) {
 // sacreBLEU floors log(0) at this value rather than -inf.
 double floored_log(double x) { return x == 0.0 ? -9999999999.0 : std::log(x); }
 
-std::string fixed(double v, int decimals) {
+}  // namespace
+
+std::string fixed_decimals(double v, int decimals) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
   return buf;
 }
 
-}  // namespace
+std::vector<std::pair<std::string, std::string>> signature_fields(const std::string& sig) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t start = 0; start <= sig.size();) {
+    size_t end = sig.find('|', start);
+    if (end == std::string::npos) end = sig.size();
+    const std::string pair = sig.substr(start, end - start);
+    const size_t colon = pair.find(':');
+    out.emplace_back(pair.substr(0, colon), colon == std::string::npos ? "" : pair.substr(colon + 1));
+    start = end + 1;
+  }
+  return out;
+}
 
 BleuStats& BleuStats::operator+=(const BleuStats& o) {
   hyp_len += o.hyp_len;
@@ -123,15 +136,15 @@ namespace {
 // The part of sacreBLEU's line after the score: "60.1/32.3/19.5/12.4 (BP = ... ref_len = 1271)".
 std::string verbose_part(const BleuScore& s) {
   std::string out;
-  for (int n = 0; n < kMaxOrder; ++n) out += (n ? "/" : "") + fixed(s.precisions[n], 1);
-  return out + " (BP = " + fixed(s.bp, 3) + " ratio = " + fixed(s.ratio, 3) + " hyp_len = " +
-         std::to_string(s.hyp_len) + " ref_len = " + std::to_string(s.ref_len) + ")";
+  for (int n = 0; n < kMaxOrder; ++n) out += (n ? "/" : "") + fixed_decimals(s.precisions[n], 1);
+  return out + " (BP = " + fixed_decimals(s.bp, 3) + " ratio = " + fixed_decimals(s.ratio, 3) +
+         " hyp_len = " + std::to_string(s.hyp_len) + " ref_len = " + std::to_string(s.ref_len) + ")";
 }
 
 }  // namespace
 
 std::string BleuScore::format(int width, const std::string& sig) const {
-  return (sig.empty() ? std::string("BLEU") : "BLEU|" + sig) + " = " + fixed(score, width) + " " +
+  return (sig.empty() ? std::string("BLEU") : "BLEU|" + sig) + " = " + fixed_decimals(score, width) + " " +
          verbose_part(*this);
 }
 
@@ -139,17 +152,10 @@ std::string BleuScore::to_json(int width) const {
   const std::string sig = signature();
   nlohmann::ordered_json j;
   j["name"] = "BLEU";
-  j["score"] = std::stod(fixed(score, width));
+  j["score"] = std::stod(fixed_decimals(score, width));
   j["signature"] = sig;
   j["verbose_score"] = verbose_part(*this);
-  for (size_t start = 0; start <= sig.size();) {
-    size_t end = sig.find('|', start);
-    if (end == std::string::npos) end = sig.size();
-    const std::string pair = sig.substr(start, end - start);
-    const size_t colon = pair.find(':');
-    j[pair.substr(0, colon)] = pair.substr(colon + 1);
-    start = end + 1;
-  }
+  for (const auto& [key, value] : signature_fields(sig)) j[key] = value;
   j["score_unrounded"] = score;
   j["precisions"] = precisions;
   j["counts"] = counts;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <istream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace luong::bleu {
@@ -43,6 +44,11 @@ struct BleuScore {
 
 // "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0".
 std::string signature();
+// A sacreBLEU signature's fields in order ("nrefs:1|case:mixed" gives {"nrefs", "1"}, {"case", "mixed"}): the
+// keys its JSON output repeats after "signature" (for BLEU and chrF alike).
+std::vector<std::pair<std::string, std::string>> signature_fields(const std::string& signature);
+// `v` with `decimals` digits after the point, as sacreBLEU prints scores (printf's rounding).
+std::string fixed_decimals(double v, int decimals);
 
 // Statistics of one raw (untokenised) hypothesis against one raw reference; both are right-stripped
 // and 13a-tokenised as sacreBLEU does.

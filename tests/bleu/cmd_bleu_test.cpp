@@ -82,6 +82,30 @@ TEST(CmdBleu, ClearErrors) {
   std::filesystem::remove(bad);
   EXPECT_EQ(utf8.status, 1);
   EXPECT_NE(utf8.output.find("standard input line 2: invalid UTF-8"), std::string::npos) << utf8.output;
+
+  const RunResult metric = run("-m ter " + quoted(bleu_data("ref.txt")), bleu_data("hyp.txt"));
+  EXPECT_NE(metric.status, 0);
+  EXPECT_NE(metric.output.find("ter not in {bleu,chrf}"), std::string::npos) << metric.output;
+}
+
+// -m chrf, and -m with both metrics (printed BLEU first, aligned, whatever the order asked), against the
+// sacrebleu command's output (tests/bleu/data/chrf.json).
+TEST(CmdBleu, ChrfOutputMatchesTheSacreBleuCommand) {
+  const auto expected = testing::load_bleu_json("chrf.json");
+  for (const auto& [name, c] : expected["cases"].items()) {
+    const std::string ref = quoted(bleu_data(c["ref"])), hyp = bleu_data(c["hyp"]);
+    EXPECT_EQ(run("-m chrf " + ref, hyp).output, c["cli_text"].get<std::string>() + "\n") << name;
+    EXPECT_EQ(run("-m chrf bleu " + ref, hyp).output, c["cli_both_text"].get<std::string>() + "\n") << name;
+    const RunResult j = run("--json -m chrf " + ref, hyp);
+    ASSERT_EQ(j.status, 0) << name << ": " << j.output;
+    const auto got = nlohmann::json::parse(j.output);
+    for (const auto& [key, value] : c["cli_json"].items()) EXPECT_EQ(got.at(key), value) << name << " key " << key;
+    EXPECT_NEAR(got["score_unrounded"].get<double>(), c["score"].get<double>(), 1e-9) << name;
+    const auto both = nlohmann::json::parse(run("--json -m bleu chrf " + ref, hyp).output);
+    ASSERT_EQ(both.size(), 2u) << name;
+    EXPECT_EQ(both[0]["name"], "BLEU") << name;
+    EXPECT_EQ(both[1]["score"], c["cli_json"]["score"]) << name;
+  }
 }
 
 }  // namespace

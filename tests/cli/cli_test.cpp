@@ -69,7 +69,7 @@ TEST_F(CliTest, SameSeedGivesTheSameMetrics) {
   EXPECT_EQ(strip(metrics(run_)), strip(metrics(again)));
 }
 
-TEST_F(CliTest, EvalPrintsPerplexityAndBleuForPeopleAndScripts) {
+TEST_F(CliTest, EvalPrintsPerplexityBleuAndChrfForPeopleAndScripts) {
   const std::string args = "eval --checkpoint " + run_ + "/best.h5 --src " + data_ + "/test.src --ref " + data_ +
                            "/test.tgt --beam 3";
   const RunResult text = run_luong(args);
@@ -83,6 +83,15 @@ TEST_F(CliTest, EvalPrintsPerplexityAndBleuForPeopleAndScripts) {
   EXPECT_GT(j["bleu"].get<double>(), 50.0) << "the toy task is easy";
   EXPECT_GT(j["ppl"].get<double>(), 1.0);
   EXPECT_EQ(j["sentences"], 20);
+  // chrF too: a line for people, and for scripts the score `luong bleu -m chrf` gives the translations.
+  EXPECT_NE(text.output.find("chrF2|nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0 = "), std::string::npos)
+      << text.output;
+  const RunResult chrf =
+      run_luong_shell(std::string(LUONG_BINARY) + " translate --checkpoint " + run_ + "/best.h5 --beam 3 < " + data_ +
+                      "/test.src | " + LUONG_BINARY + " bleu -m chrf --json " + data_ + "/test.tgt");
+  ASSERT_EQ(chrf.status, 0) << chrf.output;
+  EXPECT_EQ(j["chrf"], nlohmann::json::parse(chrf.output)["score_unrounded"]);
+  EXPECT_GT(j["chrf"].get<double>(), 50.0);
   // A source that can be read only once (a pipe) gives the same result: each file is read once.
   const RunResult piped =
       run_luong_shell("cat " + data_ + "/test.src | " + LUONG_BINARY + " eval --checkpoint " + run_ +

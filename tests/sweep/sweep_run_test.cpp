@@ -297,14 +297,15 @@ TEST_F(SweepRunTest, BleuMetricEvaluatesEveryTrial) {
   ASSERT_EQ(results.size(), 2u);
   EXPECT_GE(results[0]["bleu"].get<double>(), results[1]["bleu"].get<double>());  // mode defaults to max for bleu
   for (const auto& r : results) {
-    // The sweep's BLEU is what `luong eval` says about the trial's best checkpoint on the test set.
+    // The sweep's BLEU (and chrF) is what `luong eval` says about the trial's best checkpoint on the test set.
     const auto e = testing::run_luong("eval --checkpoint " + trial(r["name"]) + "/best.h5 --src " + *data_ +
                                       "/test.src --ref " + *data_ + "/test.tgt --beam 2 --json 2>/dev/null");
     ASSERT_EQ(e.status, 0) << e.output;
     EXPECT_DOUBLE_EQ(r["bleu"].get<double>(), json::parse(e.output)["bleu"].get<double>()) << r.dump();
+    EXPECT_DOUBLE_EQ(r["chrf"].get<double>(), json::parse(e.output)["chrf"].get<double>()) << r.dump();
   }
-  EXPECT_EQ(read(dir_ + "/out/results.csv").substr(0, 60),
-            std::string("rank,trial,model.attention,valid_ppl,bleu,tokens_per_s,wall_s").substr(0, 60));
+  EXPECT_EQ(read(dir_ + "/out/results.csv").substr(0, 65),
+            std::string("rank,trial,model.attention,valid_ppl,bleu,chrf,tokens_per_s,wall_s").substr(0, 65));
 }
 
 // metric: valid_bleu ranks by each trial's best validation BLEU (its metrics.jsonl), with no evaluation pass; a

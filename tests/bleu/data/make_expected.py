@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates expected.json (BLEU) and tokenizer_13a.json with the sacrebleu package.
+"""Regenerates expected.json (BLEU), chrf.json (chrF) and tokenizer_13a.json with the sacrebleu package.
 
     pip install sacrebleu && python3 tests/bleu/data/make_expected.py
 
@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import sacrebleu
-from sacrebleu.metrics import BLEU
+from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -61,6 +61,39 @@ def bleu_case(case):
     }
 
 
+def chrf_case(case):
+    hyp_path, ref_path = files(case)
+    hyps, refs = read_lines(hyp_path), read_lines(ref_path)
+    chrf = CHRF()
+    return {
+        "hyp": os.path.basename(hyp_path),
+        "ref": os.path.basename(ref_path),
+        "score": chrf.corpus_score(hyps, [refs]).score,
+        "signature": str(chrf.get_signature()),
+        # [hyp, ref, match] for orders 1..6, flattened, per segment
+        "sentence_stats": [list(map(int, s)) for s in chrf._extract_corpus_statistics(hyps, [refs])],
+        "cli_text": run_cli(hyp_path, ref_path, "-m", "chrf", "-f", "text"),
+        "cli_json": json.loads(run_cli(hyp_path, ref_path, "-m", "chrf")),
+        "cli_both_text": run_cli(hyp_path, ref_path, "-m", "bleu", "chrf", "-f", "text"),
+    }
+
+
+# Sentence pairs for chrF's character handling: Unicode whitespace removed, code points (not bytes) counted,
+# repeats clipped, orders that one side is too short for, empty sides.
+CHRF_PAIRS = [
+    ["a cat", "a cat"], ["", "a cat"], ["a cat", ""], ["", ""], ["ab", "abcdefgh"], ["abcdefgh", "ab"],
+    ["aaaa aaaa", "aa"], ["Grüße aus Köln", "Grüße aus Bonn"], ["ideo\u3000space", "ideo space"],
+    ["nbsp\u00a0here", "nbsp here"], ["\x1cfs x", "fs x"], ["zero\u200bwidth", "zero width"],
+    ["emoji 😀😀, ok.", "emoji 😀, ok!"], ["日本語のテスト", "日本語テスト"], ["é", "e\u0301"], ["x", "y"],
+]
+
+
+def chrf_pairs():
+    chrf = CHRF()
+    return [{"hyp": h, "ref": r, "score": chrf.corpus_score([h], [[r]]).score,
+             "stats": list(map(int, chrf._extract_corpus_statistics([h], [[r]])[0]))} for h, r in CHRF_PAIRS]
+
+
 TOKENIZER_INPUTS = [
     "", "   ", "Hello, world!", "It costs 3.5 euros, not 1,000.", "1,000,000.50 and 3,5 and .5 and 5.",
     "U.S.A. e.g. i.e.", "a.b,c", "x.,y", ",.,.", "word...", "... start", "end.", "..", "a..b",
@@ -81,12 +114,16 @@ def main():
     with open(os.path.join(HERE, "expected.json"), "w", encoding="utf-8") as f:
         json.dump(expected, f, indent=1, ensure_ascii=False)
         f.write("\n")
+    chrf = {"sacrebleu_version": version, "cases": {c: chrf_case(c) for c in CASES}, "pairs": chrf_pairs()}
+    with open(os.path.join(HERE, "chrf.json"), "w", encoding="utf-8") as f:
+        json.dump(chrf, f, indent=1, ensure_ascii=False)
+        f.write("\n")
     tok = Tokenizer13a()
     cases = [{"input": s, "tokens": tok(s)} for s in TOKENIZER_INPUTS]
     with open(os.path.join(HERE, "tokenizer_13a.json"), "w", encoding="utf-8") as f:
         json.dump({"sacrebleu_version": version, "cases": cases}, f, indent=1, ensure_ascii=False)
         f.write("\n")
-    print(f"wrote expected.json and tokenizer_13a.json with sacrebleu {version}", file=sys.stderr)
+    print(f"wrote expected.json, chrf.json and tokenizer_13a.json with sacrebleu {version}", file=sys.stderr)
 
 
 if __name__ == "__main__":
