@@ -89,7 +89,8 @@ const bool kRegistered = add_command([](CLI::App& app) {
                                  "Corpus BLEU (or chrF) of stdin against a reference file "
                                  "(sacreBLEU-compatible)");
   cmd->add_option("reference", opts->reference, "Reference file, one segment per line")->required();
-  cmd->add_flag("--json", opts->json, "Print one JSON object instead of the score line");
+  cmd->add_flag("--json", opts->json,
+                "Print a JSON object instead of the score line (a list of them for -m bleu chrf)");
   cmd->add_option("-w,--width", opts->width, "Decimals of the score")->check(CLI::Range(0, 10));
   cmd->add_option("-m,--metrics", opts->metrics, "bleu, chrf or both (-m bleu chrf), as sacrebleu's -m")
       ->check(CLI::IsMember({"bleu", "chrf"}))
