@@ -79,8 +79,8 @@ std::string bleu_summary(const TrainSummary& s) {
   return last == s.last_valid_extra.end() ? std::string() : str("last valid bleu ", last->second, ", ");
 }
 
-// with_bleu: validations compute BLEU (train.valid_bleu or train.valid_metric: bleu), so the JSON summary has
-// last_valid_bleu (null when no validation ran in this process).
+// with_bleu: validations compute BLEU and chrF (train.valid_bleu or train.valid_metric: bleu), so the JSON
+// summary has last_valid_bleu and last_valid_chrf (null when no validation ran in this process).
 void print_summary(const TrainSummary& s, bool json, bool with_bleu) {
   const bool validated = s.best_valid_ppl > 0;  // never validated: no data.valid_* or no validation yet
   if (json) {
@@ -97,7 +97,7 @@ void print_summary(const TrainSummary& s, bool json, bool with_bleu) {
     // train.valid_metric: bleu adds best_valid_bleu (the score of best.h5); train.valid_bleu last_valid_bleu.
     if (s.valid_metric != "valid_ppl")
       out["best_" + s.valid_metric] = or_null(s.best_valid_score.has_value(), s.best_valid_score.value_or(0.0));
-    if (with_bleu) out["last_valid_bleu"] = nullptr;
+    if (with_bleu) out["last_valid_bleu"] = out["last_valid_chrf"] = nullptr;
     for (const auto& [k, v] : s.last_valid_extra) out["last_" + k] = v;
     std::cout << json_text(out) << "\n";
   } else {

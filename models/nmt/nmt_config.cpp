@@ -135,8 +135,8 @@ void add_train(ConfigSchema& s) {
           0);
   s.add_bool("train.valid_bleu", false,
              "At each validation also translate data.valid_src with the eval.* decoding settings and score it "
-             "against data.valid_tgt with BLEU (as `luong eval` does): valid_bleu in metrics.jsonl and the "
-             "validation line. Costs a decoding pass per validation; training is unchanged.");
+             "against data.valid_tgt with BLEU and chrF (as `luong eval` does): valid_bleu and valid_chrf in "
+             "metrics.jsonl and the validation line. Costs a decoding pass per validation; training is unchanged.");
   s.add_choice("train.valid_metric", "ppl", {"ppl", "bleu"},
                "The validation result that picks best.h5 and drives train.early_stopping and the plateau "
                "schedule: ppl (lower is better) or bleu (higher is better; computes BLEU at every validation "

@@ -12,6 +12,7 @@
 #include "framework/kernels/cpu/bf16_gemm.h"
 #include "framework/memory/allocator.h"
 #include "models/nmt/bleu.h"
+#include "models/nmt/chrf.h"
 #include "models/nmt/data/bpe.h"
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/ensemble.h"
@@ -263,15 +264,19 @@ ValidationResult NmtTask::validate() {
   std::vector<double> per_batch = evaluate_batch_losses(*model_, *valid_, bs, device_, group_.rank(), group_.size());
   if (group_.size() > 1) group_.all_reduce_scalars(per_batch);
   ValidationResult out = sum_batch_losses(per_batch);
-  if (!valid_sources_.empty()) out.extra["valid_bleu"] = validation_bleu();
+  if (!valid_sources_.empty()) {
+    const TranslationScores s = validation_scores();
+    out.extra["valid_bleu"] = s.bleu;
+    out.extra["valid_chrf"] = s.chrf;
+  }
   model_->train();
   return out;
 }
 
-// Each process translates every world-th validation sentence with the eval.* settings; BLEU's statistics add
-// up over sentences, so one all-reduce of them gives every process the score of the whole set, the same as
-// one process computes (`luong eval` with the checkpoint saved at this step scores the same).
-double NmtTask::validation_bleu() const {
+// Each process translates every world-th validation sentence with the eval.* settings; BLEU's and chrF's
+// statistics add up over sentences, so one all-reduce of them gives every process the scores of the whole set,
+// the same as one process computes (`luong eval` with the checkpoint saved at this step scores the same).
+NmtTask::TranslationScores NmtTask::validation_scores() const {
   NoGradGuard no_grad;
   const int rank = group_.rank(), world = group_.size();
   std::vector<std::string> sources;
@@ -288,16 +293,24 @@ double NmtTask::validation_bleu() const {
   const std::vector<Translation> translations = translate_sentences(
       Ensemble(*model_), {src_vocab_, tgt_vocab_, tokenizer_, cfg_.model.reverse_source}, device_, sources, o);
   bleu::BleuStats stats;
-  for (size_t k = 0; k < translations.size(); ++k)
+  chrf::ChrfStats chars;
+  for (size_t k = 0; k < translations.size(); ++k) {
     stats += bleu::sentence_stats(translations[k].text, valid_references_[lines[k]]);
+    chars += chrf::sentence_stats(translations[k].text, valid_references_[lines[k]]);
+  }
+  // One vector for both: hyp_len, ref_len, BLEU's correct and total, chrF's hypothesis, reference and matched
+  // n-grams.
   std::vector<int64_t> v{stats.hyp_len, stats.ref_len};
-  v.insert(v.end(), stats.correct.begin(), stats.correct.end());
-  v.insert(v.end(), stats.total.begin(), stats.total.end());
+  for (const auto* part : {&stats.correct, &stats.total}) v.insert(v.end(), part->begin(), part->end());
+  for (const auto* part : {&chars.hyp, &chars.ref, &chars.match}) v.insert(v.end(), part->begin(), part->end());
   if (world > 1) group_.all_reduce_scalars(v);
-  stats.hyp_len = v[0], stats.ref_len = v[1];
-  std::copy_n(v.begin() + 2, bleu::kMaxOrder, stats.correct.begin());
-  std::copy_n(v.begin() + 2 + bleu::kMaxOrder, bleu::kMaxOrder, stats.total.begin());
-  return bleu::score_from_stats(stats).score;
+  size_t at = 0;
+  auto take = [&](auto& part) {
+    for (auto& x : part) x = v[at++];
+  };
+  stats.hyp_len = v[at++], stats.ref_len = v[at++];
+  take(stats.correct), take(stats.total), take(chars.hyp), take(chars.ref), take(chars.match);
+  return {bleu::score_from_stats(stats).score, chrf::score_from_stats(chars).score};
 }
 
 void NmtTask::save_state(StateDict& out) const {

@@ -61,7 +61,11 @@ class NmtTask : public TrainTask {
   // With validation BLEU (train.valid_bleu or train.valid_metric: bleu): the validation source lines and the
   // references as sacreBLEU reads them, every line (an empty one translates to an empty line), as `luong eval`.
   std::vector<std::string> valid_sources_, valid_references_;
-  double validation_bleu() const;
+  // BLEU and chrF of the validation set's translations (valid_bleu and valid_chrf of the validation record).
+  struct TranslationScores {
+    double bleu = 0, chrf = 0;
+  };
+  TranslationScores validation_scores() const;
   std::unique_ptr<BatchIterator> iterator_;
   std::unique_ptr<NmtModel> model_;
   std::unique_ptr<FlatParameters> flat_;

@@ -55,6 +55,8 @@ TEST_F(ValidBleuTest, TheRecordedScoreIsWhatEvalGivesThatCheckpointAndTheBestPic
                                   data_ + "/valid.src --ref " + data_ + "/valid.tgt --json 2>/dev/null");
     ASSERT_EQ(e.status, 0) << e.output;
     EXPECT_NEAR(nlohmann::json::parse(e.output)["bleu"].get<double>(), bleu, 1e-9) << "step " << rec["step"];
+    EXPECT_NEAR(nlohmann::json::parse(e.output)["chrf"].get<double>(), rec["valid_chrf"].get<double>(), 1e-9)
+        << "step " << rec["step"];
   }
   EXPECT_GT(best, records.front()["valid_bleu"].get<double>()) << "the model learned something";
   const auto s = summary(r);
@@ -77,7 +79,7 @@ TEST_F(ValidBleuTest, ScoringTheValidationSetChangesNothingTheRunTrains) {
   ASSERT_EQ(b.status, 0) << b.output;
   auto strip = [](std::vector<nlohmann::json> v) {
     for (auto& rec : v)
-      for (const char* k : {"elapsed_s", "valid_bleu"}) rec.erase(k);
+      for (const char* k : {"elapsed_s", "valid_bleu", "valid_chrf"}) rec.erase(k);
     return v;
   };
   const auto with_bleu = valid_records(scored);

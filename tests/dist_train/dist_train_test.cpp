@@ -100,7 +100,7 @@ TEST_F(DistTrainTest, AccumulatedPartsEqualAsManyRanksDropoutIncluded) {
 }
 
 // Validation BLEU under mpirun: each rank translates part of the validation set and one all-reduce of BLEU's
-// statistics gives the whole set's score, which is what one process evaluating that checkpoint gets.
+// and chrF's statistics gives the whole set's scores, which are what one process evaluating that checkpoint gets.
 TEST_F(DistTrainTest, ValidationBleuOfTwoRanksIsTheWholeSetsScore) {
   const std::string run = fresh_dir("dist_valid_bleu");
   const RunResult r = run_mpi(args(run, 8, 200,
@@ -114,6 +114,8 @@ TEST_F(DistTrainTest, ValidationBleuOfTwoRanksIsTheWholeSetsScore) {
                                 "/valid.src --ref " + data_ + "/valid.tgt --json 2>/dev/null");
   ASSERT_EQ(e.status, 0) << e.output;
   EXPECT_NEAR(summary["last_valid_bleu"].get<double>(), nlohmann::json::parse(e.output)["bleu"].get<double>(), 1e-9)
+      << r.output;
+  EXPECT_NEAR(summary["last_valid_chrf"].get<double>(), nlohmann::json::parse(e.output)["chrf"].get<double>(), 1e-9)
       << r.output;
 }
 
