@@ -89,7 +89,7 @@ void run(EvalArgs a) {
   for (const auto& tr : translations) hyps.push_back(tr.text);
   write_attention_plots(a.t, translations);
   const bleu::BleuScore score = bleu::corpus_bleu(hyps, refs);
-  const chrf::ChrfScore chrf_score = chrf::corpus_chrf(hyps, refs);  // character-level: kinder to German's compounds
+  const chrf::ChrfScore chrf_score = chrf::corpus_chrf(hyps, refs);  // character n-grams: partial credit within words
   if (a.json) {
     nlohmann::json result{{"checkpoint", a.t.checkpoints.front()},
                           {"src", a.src},

@@ -71,17 +71,21 @@ void delete_earlier_run(const std::string& run_dir, const std::function<void(con
   log(str("--overwrite: deleted the earlier run's ", files.size(), " checkpoint(s) and best.h5 in ", run_dir));
 }
 
-// The text summary's BLEU: the best under train.valid_metric: bleu, else the last validation's when computed.
-std::string bleu_summary(const TrainSummary& s) {
-  if (s.valid_metric == "valid_bleu")
-    return "best valid bleu " + (s.best_valid_score ? str(*s.best_valid_score) : std::string("n/a")) + ", ";
-  const auto last = s.last_valid_extra.find("valid_bleu");
-  return last == s.last_valid_extra.end() ? std::string() : str("last valid bleu ", last->second, ", ");
+// The text summary's translation scores: the best under train.valid_metric bleu or chrf, else the last
+// validation's BLEU when computed.
+std::string scores_summary(const TrainSummary& s) {
+  if (s.valid_metric != "valid_ppl")
+    return "best valid " + metric_setting(s.valid_metric) + " " +
+           (s.best_valid_score ? str(*s.best_valid_score) : std::string("n/a")) + ", ";
+  const auto bleu = s.last_valid_extra.find("valid_bleu"), chrf = s.last_valid_extra.find("valid_chrf");
+  if (bleu == s.last_valid_extra.end()) return "";
+  return str("last valid bleu ", bleu->second, ", ",
+             chrf == s.last_valid_extra.end() ? std::string() : str("chrf ", chrf->second, ", "));
 }
 
-// with_bleu: validations compute BLEU and chrF (train.valid_bleu or train.valid_metric: bleu), so the JSON
-// summary has last_valid_bleu and last_valid_chrf (null when no validation ran in this process).
-void print_summary(const TrainSummary& s, bool json, bool with_bleu) {
+// scored: validations translate the validation set and score it (train.valid_bleu, or train.valid_metric bleu or
+// chrf), so the JSON summary has last_valid_bleu and last_valid_chrf (null when no validation ran in this process).
+void print_summary(const TrainSummary& s, bool json, bool scored) {
   const bool validated = s.best_valid_ppl > 0;  // never validated: no data.valid_* or no validation yet
   if (json) {
     auto or_null = [](bool known, double v) { return known ? nlohmann::json(v) : nlohmann::json(nullptr); };
@@ -94,15 +98,15 @@ void print_summary(const TrainSummary& s, bool json, bool with_bleu) {
                        {"elapsed_s", s.elapsed_s},
                        {"stop_reason", s.stop_reason},
                        {"resumed_from", s.resumed_from}};
-    // train.valid_metric: bleu adds best_valid_bleu (the score of best.h5); train.valid_bleu last_valid_bleu.
+    // train.valid_metric bleu (chrf) adds best_valid_bleu (best_valid_chrf): the score of best.h5.
     if (s.valid_metric != "valid_ppl")
       out["best_" + s.valid_metric] = or_null(s.best_valid_score.has_value(), s.best_valid_score.value_or(0.0));
-    if (with_bleu) out["last_valid_bleu"] = out["last_valid_chrf"] = nullptr;
+    if (scored) out["last_valid_bleu"] = out["last_valid_chrf"] = nullptr;
     for (const auto& [k, v] : s.last_valid_extra) out["last_" + k] = v;
     std::cout << json_text(out) << "\n";
   } else {
     std::cout << "steps " << s.steps << ", epochs completed " << s.epochs_completed << ", best valid ppl "
-              << (validated ? str(s.best_valid_ppl) : std::string("n/a")) << ", " << bleu_summary(s)
+              << (validated ? str(s.best_valid_ppl) : std::string("n/a")) << ", " << scores_summary(s)
               << static_cast<int64_t>(s.tokens_per_s) << " target tokens/s, " << format_duration(s.elapsed_s) << " ("
               << s.stop_reason << ")\n";
   }
@@ -118,8 +122,8 @@ TrainerOptions trainer_options(const nmt::NmtConfig& c, const TrainArgs& a) {
   o.checkpoint_every = c.train.checkpoint_every;
   o.keep_checkpoints = c.train.keep_checkpoints;
   o.early_stopping = c.train.early_stopping;
-  o.valid_metric = "valid_" + c.train.valid_metric;  // a key of the validation record: valid_ppl, valid_bleu
-  o.valid_metric_higher_is_better = c.train.valid_metric == "bleu";
+  o.valid_metric = "valid_" + c.train.valid_metric;  // a key of the validation record: valid_ppl, valid_bleu, ...
+  o.valid_metric_higher_is_better = c.train.valid_metric != "ppl";
   o.max_bad_steps = c.train.max_bad_steps;
   o.clip_norm = c.optim.clip_norm;
   o.bucket_mb = c.dist.bucket_mb;
@@ -179,7 +183,7 @@ void run(const TrainArgs& a) {
   Trainer trainer(task, *optimizer, *schedule, *group, to);
   const TrainSummary s = trainer.run();
   silence_stop_signal_notes();
-  if (root) print_summary(s, a.json, c.train.scores_valid_bleu());
+  if (root) print_summary(s, a.json, c.train.scores_valid_translations());
   // Stopped by a signal: the checkpoint is saved, and the exit status says the run did not finish
   // (128 + signal, as a shell reports it), so `luong train ... && luong eval ...` does not go on.
   // Under mpirun only the stop the processes agreed on counts: a process that was not signalled reports the

@@ -80,20 +80,23 @@ std::vector<TrialResult> rank_results(std::vector<TrialResult> results, const st
   return results;
 }
 
-ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vector<std::string>& keys, bool with_bleu,
+ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vector<std::string>& keys, bool evaluated,
                         bool precise) {
   ResultsTable t;
   t.header = {"rank", "trial"};
   t.header.insert(t.header.end(), keys.begin(), keys.end());
   t.header.push_back("valid_ppl");
-  // Validation BLEU when any trial computed it (train.valid_bleu, or a sweep ranked by it).
-  bool with_valid_bleu = false;
-  for (const auto& r : ranked) with_valid_bleu = with_valid_bleu || r.valid_bleu.has_value();
+  // Validation scores when any trial computed them (train.valid_bleu, or a sweep ranked by them); chrF next to
+  // BLEU when the evaluations recorded it (results of earlier versions did not).
+  bool with_valid_bleu = false, with_valid_chrf = false, with_chrf = false;
+  for (const auto& r : ranked) {
+    with_valid_bleu = with_valid_bleu || r.valid_bleu.has_value();
+    with_valid_chrf = with_valid_chrf || r.valid_chrf.has_value();
+    with_chrf = with_chrf || (evaluated && r.chrf.has_value());
+  }
   if (with_valid_bleu) t.header.push_back("valid_bleu");
-  if (with_bleu) t.header.push_back("bleu");
-  // chrF next to BLEU when the evaluations recorded it (results of earlier versions did not).
-  bool with_chrf = false;
-  for (const auto& r : ranked) with_chrf = with_chrf || r.chrf.has_value();
+  if (with_valid_chrf) t.header.push_back("valid_chrf");
+  if (evaluated) t.header.push_back("bleu");
   if (with_chrf) t.header.push_back("chrf");
   t.header.insert(t.header.end(), {"tokens_per_s", "wall_s", "steps", "status", "error"});
   auto opt = [&](const std::optional<double>& v, int digits) {
@@ -110,7 +113,8 @@ ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vecto
     }
     row.push_back(opt(r.valid_ppl, 3));
     if (with_valid_bleu) row.push_back(opt(r.valid_bleu, 2));
-    if (with_bleu) row.push_back(opt(r.bleu, 2));
+    if (with_valid_chrf) row.push_back(opt(r.valid_chrf, 2));
+    if (evaluated) row.push_back(opt(r.bleu, 2));
     if (with_chrf) row.push_back(opt(r.chrf, 2));
     const bool ran = r.status == TrialStatus::ok;
     // An interrupted trial's rate is that of its partial run: shown when it was measured.

@@ -19,11 +19,12 @@ struct ResultsTable {
   std::vector<std::vector<std::string>> rows;
 };
 
-// Columns: rank, trial, one per varied key, valid_ppl, valid_bleu (when a trial has it), bleu (when `with_bleu`),
-// tokens_per_s, wall_s, steps,
-// status, error. `precise` keeps full precision and the whole error (CSV); otherwise numbers are rounded for
-// reading and the error is one short line: for a crash, the last "error:" line of the trial's log.
-ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vector<std::string>& keys, bool with_bleu,
+// Columns: rank, trial, one per varied key, valid_ppl, valid_bleu and valid_chrf (each when a trial has it), bleu
+// (when `evaluated`: the sweep's metric is bleu or chrf, or a trial was evaluated), chrf (evaluated, and a trial
+// has it), tokens_per_s, wall_s, steps, status, error. `precise` keeps full precision and the whole error (CSV);
+// otherwise numbers are rounded for reading and the error is one short line: for a crash, the last "error:" line of the
+// trial's log.
+ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vector<std::string>& keys, bool evaluated,
                         bool precise);
 std::string to_csv(const ResultsTable& t);
 std::string to_markdown(const ResultsTable& t);

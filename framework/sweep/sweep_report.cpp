@@ -23,11 +23,11 @@ SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialRes
                                bool interrupted) {
   SweepReport rep;
   rep.ranked = rank_results(results, spec.metric, spec.mode);
-  bool with_bleu = spec.metric == "bleu";
-  for (const auto& r : results) with_bleu = with_bleu || r.bleu.has_value();
+  bool evaluated = spec.evaluates();
+  for (const auto& r : results) evaluated = evaluated || r.bleu.has_value();
   const std::vector<std::string> keys = varied_keys(spec);
-  write_file(out_dir + "/results.csv", to_csv(make_table(rep.ranked, keys, with_bleu, /*precise=*/true)));
-  rep.markdown = to_markdown(make_table(rep.ranked, keys, with_bleu, /*precise=*/false));
+  write_file(out_dir + "/results.csv", to_csv(make_table(rep.ranked, keys, evaluated, /*precise=*/true)));
+  rep.markdown = to_markdown(make_table(rep.ranked, keys, evaluated, /*precise=*/false));
   size_t ok = 0, failed = 0;
   for (const auto& r : results) ok += r.status == TrialStatus::ok, failed += r.status == TrialStatus::failed;
   const std::string heading = str("# Sweep ", spec.file, "\n\nRanked by ", spec.metric, " (", spec.mode, "); ", ok, " of ",

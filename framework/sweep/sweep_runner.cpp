@@ -92,6 +92,13 @@ std::optional<std::pair<std::string, std::string>> eval_data(const Config& c) {
   return std::nullopt;
 }
 
+// The best validation BLEU and chrF a trial recorded (train.valid_bleu, or train.valid_metric bleu or chrf), from
+// its metrics log; left as they are when the log has none (a result read back keeps what it had).
+void read_valid_scores(TrialResult& r, const std::string& metrics_path) {
+  if (auto b = best_valid_score(metrics_path, "valid_bleu")) r.valid_bleu = b;
+  if (auto c = best_valid_score(metrics_path, "valid_chrf")) r.valid_chrf = c;
+}
+
 class SweepRun {
  public:
   SweepRun(const SweepSpec& spec, const std::vector<Trial>& trials, const SweepOptions& o)
@@ -162,18 +169,20 @@ class SweepRun {
     check_same_trial(i);
     check_same_config(i);
     if (auto done = read_result(d)) {
-      // Finished under a spec ranked by another metric: its training is done, but BLEU was never computed.
-      // Only the evaluation runs (a resumed `luong train` would train nothing, but report a rate of 0).
-      const bool needs_bleu = done->status == TrialStatus::ok && spec_.metric == "bleu" && !done->bleu;
-      if (needs_bleu) {
-        say(str(tag(i), ": finished, but without BLEU (the spec's metric is now bleu): evaluating it"));
-        results_[i] = *done;  // its training's figures (steps, rate, wall time) stay; BLEU is added
+      // Finished under a spec ranked by another metric (or, for chrf, by an earlier version that recorded no
+      // chrF): its training is done, but the score was never computed. Only the evaluation runs (a resumed
+      // `luong train` would train nothing, but report a rate of 0).
+      const bool needs_eval = done->status == TrialStatus::ok && spec_.evaluates() && !done->metric(spec_.metric);
+      if (needs_eval) {
+        say(str(tag(i), ": finished, but without ", spec_.metric, " (the spec's metric is now ", spec_.metric,
+                "): evaluating it"));
+        results_[i] = *done;  // its training's figures (steps, rate, wall time) stay; the scores are added
         results_[i].varied = t.varied;
         eval_only_[i] = true;
       } else if (done->status == TrialStatus::ok || !o_.retry_failed) {
         done->varied = t.varied;  // the plan's order (the file's is alphabetical)
-        // Finished before the sweep was ranked by validation BLEU: its metrics log has it if it computed it.
-        if (!done->valid_bleu) done->valid_bleu = best_valid_bleu(d + "/metrics.jsonl");
+        // Finished before the sweep was ranked by a validation score: its metrics log has it if it computed it.
+        read_valid_scores(*done, d + "/metrics.jsonl");
         results_[i] = *done;
         say(str(tag(i), ": already ", status_name(done->status), ", skipped",
                 done->status == TrialStatus::failed ? " (rerun with --retry-failed to run it again)" : ""));
@@ -191,22 +200,23 @@ class SweepRun {
                                      << "\n";
     try {
       configs_[i] = o_.resolve(spec_.base, t.sets);
-      if (spec_.metric == "bleu") {
+      const std::string& m = spec_.metric;
+      if (spec_.evaluates()) {
         const auto files = eval_data(*configs_[i]);
         if (!files)
-          LUONG_FAIL("metric bleu needs data.test_src/test_tgt or data.valid_src/valid_tgt in the trial's config");
+          LUONG_FAIL("metric ", m, " needs data.test_src/test_tgt or data.valid_src/valid_tgt in the trial's config");
         // Said now rather than after the trial has trained.
         for (const std::string& f : {files->first, files->second})
           if (std::error_code ec; !fs::is_regular_file(f, ec))
-            LUONG_FAIL("metric bleu evaluates on ", f, ", which does not exist or is not a file");
+            LUONG_FAIL("metric ", m, " evaluates on ", f, ", which does not exist or is not a file");
       }
-      if (spec_.metric == "valid_bleu") {
+      if (spec_.ranks_by_validation_score()) {
         const Config& c = *configs_[i];
-        if (!c.get_bool("train.valid_bleu") && c.get_string("train.valid_metric") != "bleu")
-          LUONG_FAIL("metric valid_bleu needs validation BLEU in the trial's run: add train.valid_bleu: true (or ",
-                     "train.valid_metric: bleu) to the spec's overrides");
+        if (!c.get_bool("train.valid_bleu") && c.get_string("train.valid_metric") == "ppl")
+          LUONG_FAIL("metric ", m, " needs validation scoring in the trial's run: add train.valid_bleu: true (or ",
+                     "train.valid_metric: ", m.substr(6), ") to the spec's overrides");
         if (c.get_string("data.valid_src").empty())
-          LUONG_FAIL("metric valid_bleu needs a validation set: data.valid_src is empty in the trial's config");
+          LUONG_FAIL("metric ", m, " needs a validation set: data.valid_src is empty in the trial's config");
       }
     } catch (const Error& e) {
       fail(i, str("invalid config: ", e.what()));
@@ -296,7 +306,7 @@ class SweepRun {
     std::string ckpt = dir(i) + "/best.h5";
     if (!fs::exists(ckpt)) {
       const auto all = list_checkpoints(dir(i));
-      if (all.empty()) return fail(i, "metric bleu: the trial left no checkpoint to evaluate");
+      if (all.empty()) return fail(i, str("metric ", spec_.metric, ": the trial left no checkpoint to evaluate"));
       ckpt = all.back().path;
     }
     const auto [src, ref] = *eval_data(c);
@@ -314,7 +324,7 @@ class SweepRun {
     const std::uintmax_t offset = size_of(log);
     const pid_t pid = spawn_child({argv, log, o_.child_env});
     slots_.push_back({i, pid, Stage::eval, Clock::now(), offset});
-    say(str(tag(i), ": evaluating BLEU on ", src));
+    say(str(tag(i), ": evaluating BLEU and chrF on ", src));
   }
 
   void reap() {
@@ -358,7 +368,7 @@ class SweepRun {
     TrialResult& r = results_[i];
     const std::string metrics = dir(i) + "/metrics.jsonl";
     r.valid_ppl = best_valid_ppl(metrics);
-    r.valid_bleu = best_valid_bleu(metrics);
+    read_valid_scores(r, metrics);
     if (!r.valid_ppl && number_or(*summary, "best_valid_ppl", 0.0) > 0.0)
       r.valid_ppl = (*summary)["best_valid_ppl"].get<double>();
     r.steps = number_or(*summary, "steps", int64_t{0});
@@ -367,7 +377,7 @@ class SweepRun {
     if (r.tokens_per_s <= 0.0) r.tokens_per_s = mean_train_tokens_per_s(metrics);
     r.stop_reason = summary->value("stop_reason", "");
     r.resumed_from = summary->value("resumed_from", "");
-    if (spec_.metric == "bleu") {
+    if (spec_.evaluates()) {
       // No new process once the sweep is stopping: the next run evaluates it (training is already done).
       if (interrupt_count() > 0) return mark_interrupted(i, r.steps, r.tokens_per_s);
       return start_eval(i);
@@ -399,7 +409,9 @@ class SweepRun {
     write_result(dir(i), r);
     std::string what = r.valid_ppl ? str("best valid ppl ", *r.valid_ppl) : std::string("no validation");
     if (r.valid_bleu) what += str(", best valid BLEU ", *r.valid_bleu);
+    if (r.valid_chrf) what += str(", best valid chrF ", *r.valid_chrf);
     if (r.bleu) what += str(", BLEU ", *r.bleu);
+    if (r.chrf) what += str(", chrF ", *r.chrf);
     say(str(tag(i), ": ok, ", what, ", ", static_cast<int64_t>(r.tokens_per_s), " tokens/s"));
   }
 
@@ -408,7 +420,7 @@ class SweepRun {
     TrialResult& r = results_[i];
     r.status = TrialStatus::interrupted;
     r.valid_ppl = best_valid_ppl(dir(i) + "/metrics.jsonl");
-    r.valid_bleu = best_valid_bleu(dir(i) + "/metrics.jsonl");
+    read_valid_scores(r, dir(i) + "/metrics.jsonl");
     r.steps = steps;
     r.tokens_per_s = tokens_per_s;
     const TrialState st = read_state(dir(i));
@@ -429,7 +441,7 @@ class SweepRun {
   const std::vector<Trial>& trials_;
   const SweepOptions& o_;
   std::vector<std::optional<Config>> configs_;
-  std::vector<bool> eval_only_;  // finished trials that only need their BLEU evaluation
+  std::vector<bool> eval_only_;  // finished trials that only need their evaluation (metric bleu or chrf)
   std::vector<TrialResult> results_;
   std::vector<Slot> slots_;
 };

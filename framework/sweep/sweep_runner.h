@@ -1,5 +1,5 @@
 // Runs a sweep's trials as `luong train` child processes, `parallel` at a time, each in
-// <out>/trials/<name>/ with --resume auto, then (metric bleu) `luong eval` on its best checkpoint.
+// <out>/trials/<name>/ with --resume auto, then (metric bleu or chrf) `luong eval` on its best checkpoint.
 // Finished trials (result.json) are skipped, so running the same sweep again continues it; SIGINT/SIGTERM
 // stop the running trials with SIGTERM (they save a checkpoint) and the sweep returns what it has.
 #pragma once

@@ -242,7 +242,8 @@ void check_unique_keys(const SpecReader& r, const YAML::Node& root, const SweepS
 }  // namespace
 
 const std::vector<std::string>& sweep_metrics() {
-  static const std::vector<std::string> m = {"valid_ppl", "valid_bleu", "bleu", "tokens_per_s", "wall_s"};
+  static const std::vector<std::string> m = {"valid_ppl", "valid_bleu",   "valid_chrf", "bleu",
+                                             "chrf",      "tokens_per_s", "wall_s"};
   return m;
 }
 

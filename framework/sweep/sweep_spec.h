@@ -51,13 +51,18 @@ struct SweepSpec {
   int64_t random_samples = 0;        // 0 = no random search
   uint64_t random_seed = 0;
   std::vector<RandomParam> random_params;
-  std::string metric = "valid_ppl";  // valid_ppl, valid_bleu, bleu, tokens_per_s, wall_s
+  std::string metric = "valid_ppl";  // valid_ppl, valid_bleu, valid_chrf, bleu, chrf, tokens_per_s, wall_s
   std::string mode;                  // min or max (default: min for valid_ppl / wall_s, max otherwise)
   std::vector<std::string> launch;   // command prefix for `luong train`, split on whitespace ("mpirun -np 4")
   int64_t parallel = 1;              // trials running at once
   // Line in `file` of each config key the spec sets, by section: "overrides.optim.lr", "grid.model.attention",
   // "random.params.optim.lr" (for errors found after parsing, against the config schema).
   std::map<std::string, int> lines;
+
+  // bleu, chrf: each trial's best checkpoint is evaluated (`luong eval`, which gives both) after it trains.
+  bool evaluates() const { return metric == "bleu" || metric == "chrf"; }
+  // valid_bleu, valid_chrf: read from the trial's validation records, which need validation scoring.
+  bool ranks_by_validation_score() const { return metric == "valid_bleu" || metric == "valid_chrf"; }
 };
 
 // The metrics a sweep can rank by.

@@ -61,7 +61,9 @@ const char* status_name(TrialStatus s) {
 std::optional<double> TrialResult::metric(const std::string& name) const {
   if (name == "valid_ppl") return valid_ppl;
   if (name == "bleu") return bleu;
+  if (name == "chrf") return chrf;
   if (name == "valid_bleu") return valid_bleu;
+  if (name == "valid_chrf") return valid_chrf;
   if (name == "tokens_per_s") return status == TrialStatus::ok ? std::optional<double>(tokens_per_s) : std::nullopt;
   if (name == "wall_s") return status == TrialStatus::ok ? std::optional<double>(wall_s) : std::nullopt;
   LUONG_FAIL("unknown sweep metric '", name, "'");
@@ -84,6 +86,7 @@ json to_json(const TrialResult& r) {
               {"bleu", optional_json(r.bleu)},
               {"chrf", optional_json(r.chrf)},
               {"valid_bleu", optional_json(r.valid_bleu)},
+              {"valid_chrf", optional_json(r.valid_chrf)},
               // null, not 0, for what was never measured (a trial that failed at start, or never ran)
               {"tokens_per_s", r.tokens_per_s > 0 ? json(r.tokens_per_s) : json(nullptr)},
               {"wall_s", r.wall_s > 0 ? json(r.wall_s) : json(nullptr)},
@@ -109,6 +112,7 @@ TrialResult result_from_json(const json& j) {
   r.bleu = optional_from(j, "bleu");
   r.chrf = optional_from(j, "chrf");  // absent in results written before chrF was recorded
   r.valid_bleu = optional_from(j, "valid_bleu");
+  r.valid_chrf = optional_from(j, "valid_chrf");
   r.tokens_per_s = number_or(j, "tokens_per_s", 0.0);
   r.wall_s = number_or(j, "wall_s", 0.0);
   r.steps = number_or(j, "steps", int64_t{0});
@@ -156,11 +160,11 @@ std::optional<double> best_valid_ppl(const std::string& metrics_path) {
   return best;
 }
 
-std::optional<double> best_valid_bleu(const std::string& metrics_path) {
+std::optional<double> best_valid_score(const std::string& metrics_path, const std::string& key) {
   std::optional<double> best;
   for_each_record(metrics_path, [&](const json& j) {
-    if (j.value("type", "") == "valid" && j.contains("valid_bleu") && j["valid_bleu"].is_number())
-      if (const double b = j["valid_bleu"].get<double>(); !best || b > *best) best = b;
+    if (j.value("type", "") == "valid" && j.contains(key) && j[key].is_number())
+      if (const double b = j[key].get<double>(); !best || b > *best) best = b;
   });
   return best;
 }

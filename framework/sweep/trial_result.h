@@ -25,9 +25,10 @@ struct TrialResult {
   std::vector<Assignment> varied;
   std::vector<std::string> sets;
   std::optional<double> valid_ppl;  // best validation perplexity (min over metrics.jsonl "valid" records)
-  std::optional<double> bleu;       // when the sweep's metric is bleu
-  std::optional<double> chrf;       // with it: luong eval's chrF of the same translations
+  std::optional<double> bleu;       // when the sweep's metric is bleu or chrf: luong eval's scores of the best
+  std::optional<double> chrf;       // checkpoint's translations (chrf: absent in results of earlier versions)
   std::optional<double> valid_bleu;  // best validation BLEU (max over "valid" records), when the trial computed it
+  std::optional<double> valid_chrf;  // best validation chrF (max over "valid" records, on its own), likewise
   double tokens_per_s = 0.0;
   double wall_s = 0.0;              // wall time of all this trial's processes, over every sweep run
   int64_t steps = 0;
@@ -36,7 +37,7 @@ struct TrialResult {
   std::string resumed_from;
   std::string error;                // failed: what went wrong (exit status and the log's last lines)
 
-  // The value of a metric (valid_ppl, valid_bleu, bleu, tokens_per_s, wall_s); nullopt when not measured.
+  // The value of a metric (one of sweep_metrics()); nullopt when not measured.
   std::optional<double> metric(const std::string& name) const;
 };
 
@@ -52,8 +53,9 @@ std::optional<TrialResult> read_result(const std::string& trial_dir);
 // do not parse (a line cut by a kill) are skipped.
 std::vector<std::pair<int64_t, double>> valid_curve(const std::string& metrics_path);
 std::optional<double> best_valid_ppl(const std::string& metrics_path);
-// The highest "valid_bleu" of the "valid" records (train.valid_bleu or train.valid_metric: bleu); none without.
-std::optional<double> best_valid_bleu(const std::string& metrics_path);
+// The highest `key` ("valid_bleu", "valid_chrf") of the "valid" records (written with train.valid_bleu or
+// train.valid_metric bleu or chrf); none without.
+std::optional<double> best_valid_score(const std::string& metrics_path, const std::string& key);
 // Mean tokens_per_s of the "train" records (for a trial whose last run had nothing left to train).
 double mean_train_tokens_per_s(const std::string& metrics_path);
 // The highest "step" of any record (0 when none): how far a trial killed before its summary line got.

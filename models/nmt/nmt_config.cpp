@@ -137,10 +137,10 @@ void add_train(ConfigSchema& s) {
              "At each validation also translate data.valid_src with the eval.* decoding settings and score it "
              "against data.valid_tgt with BLEU and chrF (as `luong eval` does): valid_bleu and valid_chrf in "
              "metrics.jsonl and the validation line. Costs a decoding pass per validation; training is unchanged.");
-  s.add_choice("train.valid_metric", "ppl", {"ppl", "bleu"},
+  s.add_choice("train.valid_metric", "ppl", {"ppl", "bleu", "chrf"},
                "The validation result that picks best.h5 and drives train.early_stopping and the plateau "
-               "schedule: ppl (lower is better) or bleu (higher is better; computes BLEU at every validation "
-               "whatever train.valid_bleu says).");
+               "schedule: ppl (lower is better), bleu or chrf (higher is better; either translates and scores "
+               "the validation set at every validation whatever train.valid_bleu says).");
   bounded(s.add_number("train.label_smoothing", 0.0,
                        "Label smoothing epsilon of the cross-entropy loss. The training loss (and the ppl of the "
                        "progress line and train records) is then the smoothed loss; validation is not smoothed."),

@@ -42,9 +42,9 @@ struct TrainConfig {
   int64_t keep_checkpoints = 3;       // 0 = keep all
   int64_t early_stopping = 0;         // patience in validations; 0 = off
   bool valid_bleu = false;            // BLEU of the validation set at each validation
-  std::string valid_metric = "ppl";   // ppl | bleu: what picks best.h5 and drives early stopping / plateau
-  // Validations translate the validation set and score it with BLEU (asked for, or the metric needs it).
-  bool scores_valid_bleu() const { return valid_bleu || valid_metric == "bleu"; }
+  std::string valid_metric = "ppl";   // ppl | bleu | chrf: what picks best.h5, drives early stopping / plateau
+  // Validations translate the validation set and score it with BLEU and chrF (asked for, or the metric needs it).
+  bool scores_valid_translations() const { return valid_bleu || valid_metric != "ppl"; }
   double label_smoothing = 0.0;
   int64_t max_bad_steps = 5;          // consecutive non-finite losses before the run stops
   std::string precision = "fp32";     // fp32 | tf32 | bf16: float32 GEMMs (framework/core/precision.h)

@@ -92,20 +92,20 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
     LUONG_CHECK(!valid_->examples.empty(), "no validation pairs in ", cfg.data.valid_src, " / ", cfg.data.valid_tgt,
                 " (", valid_->stats.summary(), "): give a validation set with non-empty pairs, or leave ",
                 "data.valid_src and data.valid_tgt empty to train without validation");
-    if (cfg.train.scores_valid_bleu()) {
+    if (cfg.train.scores_valid_translations()) {
       valid_sources_ = read_lines(cfg.data.valid_src);
       std::istringstream refs(read_text_file(cfg.data.valid_tgt));  // tokenize_files checked it above
       valid_references_ = bleu::read_lines(refs, cfg.data.valid_tgt);
-      LUONG_CHECK(valid_sources_.size() == valid_references_.size(), "validation BLEU: ", cfg.data.valid_src, " has ",
-                  valid_sources_.size(), " lines and ", cfg.data.valid_tgt, " ", valid_references_.size());
+      LUONG_CHECK(valid_sources_.size() == valid_references_.size(), "validation scoring: ", cfg.data.valid_src,
+                  " has ", valid_sources_.size(), " lines and ", cfg.data.valid_tgt, " ", valid_references_.size());
     }
   } else {
     // Both act on validations only: without a validation set they never would, which is worth a word.
     if (cfg.train.early_stopping > 0)
       log(str("warning: train.early_stopping = ", cfg.train.early_stopping,
               " has no effect without a validation set (data.valid_src / data.valid_tgt are empty)"));
-    if (cfg.train.scores_valid_bleu())
-      log(str("warning: train.", cfg.train.valid_bleu ? "valid_bleu" : "valid_metric = bleu",
+    if (cfg.train.scores_valid_translations())
+      log(str("warning: train.", cfg.train.valid_bleu ? "valid_bleu" : "valid_metric = " + cfg.train.valid_metric,
               " has no effect without a validation set (data.valid_src / data.valid_tgt are empty)"));
     if (cfg.optim.schedule == "plateau")
       log("warning: optim.schedule = plateau never lowers the rate without a validation set (data.valid_src / "

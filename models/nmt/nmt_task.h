@@ -58,8 +58,8 @@ class NmtTask : public TrainTask {
   Tokenizer tokenizer_;
   Vocabulary src_vocab_, tgt_vocab_;
   std::shared_ptr<const Corpus> train_, valid_;
-  // With validation BLEU (train.valid_bleu or train.valid_metric: bleu): the validation source lines and the
-  // references as sacreBLEU reads them, every line (an empty one translates to an empty line), as `luong eval`.
+  // With validation BLEU and chrF (train.valid_bleu, or train.valid_metric bleu or chrf): the validation source lines
+  // and the references as sacreBLEU reads them, every line (an empty one translates to an empty line), as `luong eval`.
   std::vector<std::string> valid_sources_, valid_references_;
   // BLEU and chrF of the validation set's translations (valid_bleu and valid_chrf of the validation record).
   struct TranslationScores {

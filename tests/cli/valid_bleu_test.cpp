@@ -1,5 +1,5 @@
-// Validation BLEU during training (train.valid_bleu, train.valid_metric: bleu): the score recorded at a step is
-// what `luong eval` gives that step's checkpoint on the validation set; with valid_metric bleu it picks best.h5;
+// Validation BLEU and chrF during training (train.valid_bleu, train.valid_metric: bleu or chrf): the scores recorded
+// at a step are what `luong eval` gives that step's checkpoint on the validation set; the metric picks best.h5;
 // computing it changes nothing the run trains; and its settings are checked like any other.
 #include <gtest/gtest.h>
 
@@ -71,6 +71,43 @@ TEST_F(ValidBleuTest, TheRecordedScoreIsWhatEvalGivesThatCheckpointAndTheBestPic
   EXPECT_NE(text.output.find(str("best valid bleu ", best)), std::string::npos) << text.output;
 }
 
+// train.valid_metric: chrf picks best.h5 by the validation chrF (higher is better), which may be another
+// step than BLEU's best; the summaries name it.
+TEST_F(ValidBleuTest, ChrfAsTheMetricPicksBestH5) {
+  const std::string run = fresh_dir("valid_chrf_run");
+  const RunResult r = run_luong(train(run, "--set train.valid_metric=chrf") + " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto records = valid_records(run);
+  ASSERT_EQ(records.size(), 6u);
+  double best = -1;
+  int64_t best_step = -1;
+  for (const auto& rec : records) {
+    const double chrf = rec["valid_chrf"].get<double>();
+    if (chrf > best) best = chrf, best_step = rec["step"].get<int64_t>();
+    EXPECT_EQ(rec["best_valid_chrf"].get<double>(), best) << rec.dump();
+    EXPECT_FALSE(rec.contains("best_valid_bleu")) << rec.dump();
+  }
+  EXPECT_GT(best, records.front()["valid_chrf"].get<double>()) << "the model learned something";
+  EXPECT_EQ(load_checkpoint(best_checkpoint_path(run)).state.ints.at("trainer/step"), best_step);
+  const auto s = summary(r);
+  EXPECT_EQ(s["best_valid_chrf"].get<double>(), best);
+  EXPECT_EQ(s["last_valid_chrf"].get<double>(), records.back()["valid_chrf"].get<double>());
+  EXPECT_EQ(s["last_valid_bleu"].get<double>(), records.back()["valid_bleu"].get<double>());
+  std::string text_args = train(run, "--set train.valid_metric=chrf --resume auto");
+  text_args.replace(text_args.find(" --json "), 8, " ");
+  const RunResult text = run_luong(text_args + " 2>/dev/null");
+  ASSERT_EQ(text.status, 0) << text.output;
+  EXPECT_NE(text.output.find(str("best valid chrf ", best, ", ")), std::string::npos) << text.output;
+  // The run's best checkpoint measures chrF: resuming it under BLEU would compare one score with the other.
+  const RunResult other =
+      run_luong(train(run, "--set train.valid_metric=bleu --set train.max_steps=280 --resume auto") + " 2>&1");
+  EXPECT_EQ(other.status, 1) << other.output;
+  EXPECT_NE(
+      other.output.find("that run picks its best checkpoint by chrf (train.valid_metric: chrf), this one by bleu"),
+      std::string::npos)
+      << other.output;
+}
+
 TEST_F(ValidBleuTest, ScoringTheValidationSetChangesNothingTheRunTrains) {
   const std::string plain = fresh_dir("valid_bleu_plain"), scored = fresh_dir("valid_bleu_scored");
   const RunResult a = run_luong(train(plain) + " 2>/dev/null"),
@@ -121,6 +158,14 @@ TEST_F(ValidBleuTest, SettingsAreCheckedAndAMissingValidationSetIsNamed) {
   EXPECT_NE(none.output.find("warning: train.valid_metric = bleu has no effect without a validation set"),
             std::string::npos)
       << none.output;
+  const RunResult chrf = run_luong(train(run,
+                                         "--set train.valid_metric=chrf --set data.valid_src= --set data.valid_tgt= "
+                                         "--set train.max_steps=5 --overwrite") +
+                                   " 2>&1");
+  EXPECT_EQ(chrf.status, 0) << chrf.output;
+  EXPECT_NE(chrf.output.find("warning: train.valid_metric = chrf has no effect without a validation set"),
+            std::string::npos)
+      << chrf.output;
 }
 
 }  // namespace

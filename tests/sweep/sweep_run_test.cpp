@@ -233,7 +233,7 @@ TEST_F(SweepRunTest, RerunsWithAnotherMetricOrProcessCount) {
   const Sweep bleu = run_sweep(write_spec(body + "metric: bleu\n", "  train.max_steps: 10\n  eval.beam_size: 2\n") +
                                " --out " + dir_ + "/out --json");
   ASSERT_EQ(bleu.status, 0) << bleu.err;
-  EXPECT_NE(bleu.err.find("attention-dot: finished, but without BLEU (the spec's metric is now bleu): evaluating it"),
+  EXPECT_NE(bleu.err.find("attention-dot: finished, but without bleu (the spec's metric is now bleu): evaluating it"),
             std::string::npos)
       << bleu.err;
   const json r = json::parse(bleu.out);
@@ -333,7 +333,58 @@ TEST_F(SweepRunTest, ValidBleuMetricRanksByTheBestValidationBleu) {
       write_spec("grid:\n  model.attention: [dot]\nmetric: valid_bleu\n", "  train.max_steps: 5\n");
   const Sweep b = run_sweep(plain + " --out " + dir_ + "/out2 --json");
   EXPECT_EQ(b.status, 1) << b.err;
-  EXPECT_NE(b.out.find("metric valid_bleu needs validation BLEU in the trial's run: add train.valid_bleu: true"),
+  EXPECT_NE(b.out.find("metric valid_bleu needs validation scoring in the trial's run: add train.valid_bleu: true"),
+            std::string::npos)
+      << b.out;
+  EXPECT_FALSE(fs::exists(dir_ + "/out2/trials/attention-dot/train.log")) << "refused before training";
+}
+
+// chrF ranks like BLEU: metric valid_chrf by each trial's best validation chrF (here also the trials' own
+// train.valid_metric), then the same sweep run again with metric chrf evaluates its finished trials and ranks them
+// by `luong eval`'s chrF; a trial that scores nothing is told what to add.
+TEST_F(SweepRunTest, ChrfMetricsRankByValidationAndEvaluationChrf) {
+  const std::string body = "grid:\n  model.attention: [dot, general]\n";
+  const std::string overrides = "  train.max_steps: 60\n  train.valid_metric: chrf\n  eval.beam_size: 2\n";
+  const Sweep v = run_sweep(write_spec(body + "metric: valid_chrf\n", overrides) + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(v.status, 0) << v.err;
+  const json by_valid = json::parse(v.out);
+  ASSERT_EQ(by_valid.size(), 2u);
+  EXPECT_GE(by_valid[0]["valid_chrf"].get<double>(), by_valid[1]["valid_chrf"].get<double>());  // max by default
+  for (const auto& r : by_valid) {
+    double best = -1;
+    std::ifstream in(trial(r["name"]) + "/metrics.jsonl");
+    for (std::string line; std::getline(in, line);)
+      if (const json j = json::parse(line); j["type"] == "valid") best = std::max(best, j["valid_chrf"].get<double>());
+    EXPECT_EQ(r["valid_chrf"].get<double>(), best) << r.dump();
+    EXPECT_TRUE(r["chrf"].is_null()) << "no evaluation pass: " << r.dump();
+  }
+  EXPECT_GT(by_valid[0]["valid_chrf"].get<double>(), 0.0);
+  EXPECT_EQ(read(dir_ + "/out/results.csv").substr(0, 59),
+            "rank,trial,model.attention,valid_ppl,valid_bleu,valid_chrf,");
+
+  const Sweep e = run_sweep(write_spec(body + "metric: chrf\n", overrides) + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(e.status, 0) << e.err;
+  EXPECT_NE(e.err.find("attention-dot: finished, but without chrf (the spec's metric is now chrf): evaluating it"),
+            std::string::npos)
+      << e.err;
+  const json by_eval = json::parse(e.out);
+  ASSERT_EQ(by_eval.size(), 2u);
+  EXPECT_GE(by_eval[0]["chrf"].get<double>(), by_eval[1]["chrf"].get<double>());
+  for (const auto& r : by_eval) {
+    const auto ev = testing::run_luong("eval --checkpoint " + trial(r["name"]) + "/best.h5 --src " + *data_ +
+                                       "/test.src --ref " + *data_ + "/test.tgt --beam 2 --json 2>/dev/null");
+    ASSERT_EQ(ev.status, 0) << ev.output;
+    EXPECT_DOUBLE_EQ(r["chrf"].get<double>(), json::parse(ev.output)["chrf"].get<double>()) << r.dump();
+    EXPECT_EQ(r["attempts"], 1) << "evaluated, not trained again: " << r.dump();
+  }
+  EXPECT_NE(read(dir_ + "/out/results.md").find("Ranked by chrf (max)"), std::string::npos);
+
+  const Sweep b =
+      run_sweep(write_spec("grid:\n  model.attention: [dot]\nmetric: valid_chrf\n", "  train.max_steps: 5\n") +
+                " --out " + dir_ + "/out2 --json");
+  EXPECT_EQ(b.status, 1) << b.err;
+  EXPECT_NE(b.out.find("metric valid_chrf needs validation scoring in the trial's run: add train.valid_bleu: true (or "
+                       "train.valid_metric: chrf)"),
             std::string::npos)
       << b.out;
   EXPECT_FALSE(fs::exists(dir_ + "/out2/trials/attention-dot/train.log")) << "refused before training";

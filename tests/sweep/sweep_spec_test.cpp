@@ -135,7 +135,8 @@ TEST(SweepSpec, ErrorsNameFileLineAndKey) {
       {"random: {samples: 2, sed: 3, params: {optim.lr: {choice: [1]}}}\n",
        "unknown key 'random.sed'; did you mean 'seed'? (valid keys under 'random': samples, seed, params)"},
       {"metric: accuracy\n",
-       "metric: unknown metric 'accuracy' (valid: valid_ppl, valid_bleu, bleu, tokens_per_s, wall_s)"},
+       "metric: unknown metric 'accuracy' (valid: valid_ppl, valid_bleu, valid_chrf, bleu, chrf, tokens_per_s, "
+       "wall_s)"},
       {"mode: lowest\n", "mode: expected min or max, got 'lowest'"},
       {"parallel: 0\n", "parallel: must be at least 1"},
       {"parallel: [2]\n", "parallel: expected a positive integer, got a sequence"},
