@@ -3,6 +3,7 @@
 // the model, its data iterator and its random streams.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -21,6 +22,8 @@ struct ValidationResult {
   double loss_sum = 0.0;  // summed token loss over the validation set
   int64_t tokens = 0;
   std::map<std::string, double> extra;  // further metrics (e.g. "bleu"), written to metrics.jsonl
+  // This process gave up part way because a stop was requested: the figures are partial, never recorded.
+  bool abandoned = false;
 };
 
 class TrainTask {
@@ -35,7 +38,12 @@ class TrainTask {
   // Forward and backward of the SUMMED token loss on part `part` of the current batch: gradients accumulate
   // into parameters().grad(); the trainer divides by the global token count afterwards.
   virtual StepResult forward_backward(int part) = 0;
-  virtual ValidationResult validate() = 0;
+  // The validation set's loss (summed over every process's share) and further scores. `stop` is polled as it
+  // goes (between batches, between decoding steps): once it says true the validation gives up and returns
+  // with `abandoned` set, so that a stop request does not wait for a long validation. Every process still
+  // takes part in the same collectives in the same order: the trainer then decides, all processes together,
+  // that the result is not used.
+  virtual ValidationResult validate(const std::function<bool()>& stop) = 0;
   virtual bool has_validation() const = 0;
   virtual int64_t epoch() const = 0;              // the epoch in progress, from 1
   virtual int64_t batches_per_epoch() const = 0;  // for ETAs (0 = unknown)

@@ -3,12 +3,14 @@
 #include "framework/train/trainer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <thread>
 
 #include "framework/dist/parameter_sync.h"
 #include "framework/io/checkpoint_dir.h"
@@ -107,16 +109,7 @@ void Trainer::train_step() {
   if (group_.size() > 1) group_.all_reduce_scalars(totals);
   const double loss_sum = totals[0];
   const auto tokens = static_cast<int64_t>(totals[1]);
-  if (totals[2] > 0 && !stop_agreed_) {
-    stop_agreed_ = true;
-    const double mean = totals[3] / totals[2];
-    agreed_signal_ = mean == std::floor(mean) ? static_cast<int>(mean) : SIGTERM;
-    // The signalled process printed its own note if it is rank 0; else rank 0 says why the job stops (a
-    // warning, so --quiet shows it too: nothing on rank 0's terminal asked for it).
-    if (!stop_requested())
-      say(str("warning: ", static_cast<int64_t>(totals[2]), " of the ", group_.size(), " processes received signal ",
-              agreed_signal_, ": stopping after this step and saving a checkpoint"));
-  }
+  note_agreed_stop(totals[2], totals[3]);
   ++step_;
   // Token average and clip: the norm and the NaN/Inf check from one read of the gradient; the factor is applied
   // by the optimizer's update as it reads the gradient, not by a pass of its own.
@@ -146,6 +139,25 @@ void Trainer::train_step() {
   if (opt_.check_every > 0 && step_ % opt_.check_every == 0) check_parameters_across_ranks();
 }
 
+void Trainer::note_agreed_stop(double requests, double signal_sum) {
+  if (requests <= 0 || stop_agreed_) return;
+  stop_agreed_ = true;
+  const double mean = signal_sum / requests;
+  agreed_signal_ = mean == std::floor(mean) ? static_cast<int>(mean) : SIGTERM;
+  // The signalled process printed its own note if it is rank 0; else rank 0 says why the job stops (a
+  // warning, so --quiet shows it too: nothing on rank 0's terminal asked for it).
+  if (!stop_requested())
+    say(str("warning: ", static_cast<int64_t>(requests), " of the ", group_.size(), " processes received signal ",
+            agreed_signal_, ": stopping and saving a checkpoint"));
+}
+
+void Trainer::stop_if_requested() {
+  if (!stopping()) return;
+  stop_ = true;
+  summary_.stop_reason = "interrupted (checkpoint saved)";
+  summary_.stop_signal = group_.size() > 1 ? agreed_signal_ : stop_signal();
+}
+
 // What a run that stops on divergence leaves: said from what it wrote (it may have written nothing yet).
 std::string Trainer::checkpoints_kept() const {
   if (opt_.run_dir.empty()) return "no run dir was written";
@@ -157,11 +169,33 @@ std::string Trainer::checkpoints_kept() const {
 void Trainer::validate(int64_t epoch) {
   if (!task_.has_validation()) return;
   const double started = progress_.elapsed_s();
-  const ValidationResult v = task_.validate();
+  // A stop request cuts the validation short (a long decode must not hold up the stop's checkpoint, nor run
+  // into a scheduler's grace period). LUONG_TEST_VALIDATION_DELAY_MS slows each poll (a batch of the loss pass,
+  // a decoding step) down, so that tests can signal a run in the middle of a validation.
+  const char* delay = std::getenv("LUONG_TEST_VALIDATION_DELAY_MS");
+  const int delay_ms = delay ? std::atoi(delay) : 0;
+  const ValidationResult v = task_.validate([delay_ms] {
+    if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+    return stop_requested();
+  });
   outside_training_s_ += progress_.elapsed_s() - started;
-  // Interrupted: the result may be partial and is not used; the checkpoint then says this step's
-  // validation has not run, and the resumed run does it.
-  if (stopping()) return;
+  if (group_.size() > 1) {
+    // A process may have given up on its share: all of them agree whether the result stands.
+    std::vector<double> stop{stop_requested() ? 1.0 : 0.0, static_cast<double>(stop_signal())};
+    group_.all_reduce_scalars(stop);
+    note_agreed_stop(stop[0], stop[1]);
+  }
+  LUONG_CHECK(!v.abandoned || stopping(), "validation at step ", step_, " gave up with no stop requested");
+  // Interrupted: the result may be partial and is not used. The checkpoint of the stop says this validation
+  // is pending, and the resumed run does it first.
+  if (stopping()) {
+    pending_valid_epoch_ = epoch;
+    last_saved_step_ = -1;  // the stop's checkpoint must say so, even where this step was saved before
+    say(str("validation at step ", step_, v.abandoned ? " cut short" : " not recorded",
+            " by the stop; a resumed run does it first"));
+    return;
+  }
+  pending_valid_epoch_ = -1;
   last_valid_step_ = step_;
   const double ppl = ppl_of(v.loss_sum, v.tokens);
   summary_.last_valid_ppl = ppl;
@@ -254,13 +288,20 @@ TrainSummary Trainer::run() {
     stop_ = true, summary_.stop_reason = str("already done (train.max_epochs = ", opt_.max_epochs, " reached)");
   if (opt_.max_steps > 0 && step_ >= opt_.max_steps)
     stop_ = true, summary_.stop_reason = str("already done (train.max_steps = ", opt_.max_steps, " reached)");
-  if (opt_.early_stopping > 0 && bad_validations_ >= opt_.early_stopping && step_ > 0)
+  if (pending_valid_epoch_ >= 0) {
+    // The validation a stop cut short, before the limits are looked at: its outcome may end the run.
+    say(str("validating step ", step_, " first: a stop cut its validation short"));
+    validate(pending_valid_epoch_);
+    stop_if_requested();
+  }
+  if (!stop_ && opt_.early_stopping > 0 && bad_validations_ >= opt_.early_stopping && step_ > 0)
     stop_ = true, summary_.stop_reason = str("already done (early stopping: no improvement in ", bad_validations_,
                                              " validations; raise train.early_stopping to train on)");
 
   while (!stop_) {
     if (!task_.next_batch()) {
-      end_epoch();
+      end_epoch();  // its validation may be cut short by a stop: no step is trained after that
+      stop_if_requested();
       continue;
     }
     train_step();
@@ -270,15 +311,13 @@ TrainSummary Trainer::run() {
       stop_ = true;
       summary_.stop_reason = str("reached train.max_steps = ", opt_.max_steps);
     }
-    if (stopping()) {
-      stop_ = true;
-      summary_.stop_reason = "interrupted (checkpoint saved)";
-      summary_.stop_signal = group_.size() > 1 ? agreed_signal_ : stop_signal();
-    }
+    stop_if_requested();
   }
   // The end of the run: a final validation when the last one is stale, and a final checkpoint.
-  if (last_valid_step_ != step_ && step_ > 0 && summary_.stop_reason.rfind("early", 0) != 0 && !stopping())
+  if (last_valid_step_ != step_ && step_ > 0 && summary_.stop_reason.rfind("early", 0) != 0 && !stopping()) {
     validate(last_step_epoch_ > 0 ? last_step_epoch_ : task_.epoch());
+    stop_if_requested();  // cut short by a stop: the run is interrupted, its last validation still to do
+  }
   save_checkpoint_now();
   summary_.steps = step_;
   summary_.epochs_completed = epochs_completed_;

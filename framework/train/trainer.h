@@ -132,6 +132,9 @@ class Trainer {
   int64_t last_saved_step_ = -1;
   int64_t last_valid_step_ = -1;
   int64_t last_step_epoch_ = 0;  // the epoch of the last step this process took (0: none yet)
+  // The epoch of step_'s validation when a stop cut it short (-1: none): saved, and a resumed run does that
+  // validation before anything else, as the uninterrupted run did.
+  int64_t pending_valid_epoch_ = -1;
 
   // Window statistics for the progress line (not saved).
   double window_loss_ = 0.0;
@@ -148,6 +151,11 @@ class Trainer {
   bool stop_agreed_ = false;
   int agreed_signal_ = 0;
   bool stopping() const;
+  // Acts on the all-reduced stop requests: `requests` processes were signalled, their signal numbers summing
+  // to `signal_sum`.
+  void note_agreed_stop(double requests, double signal_sum);
+  // Ends the loop if a stop was requested (agreed on, with several processes): reason and signal for the summary.
+  void stop_if_requested();
 };
 
 }  // namespace luong

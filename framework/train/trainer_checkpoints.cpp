@@ -263,6 +263,9 @@ void Trainer::resume() {
   // say; their step's validation, if due, is taken as done.
   const auto saved_valid = s.ints.find("trainer/last_valid_step");
   last_valid_step_ = saved_valid != s.ints.end() ? saved_valid->second : step_;
+  // A validation a stop cut short (absent in files written before validations could be).
+  const auto pending = s.ints.find("trainer/pending_valid_epoch");
+  pending_valid_epoch_ = pending != s.ints.end() ? pending->second : -1;
   check_no_later_checkpoints(ckpt->path);  // before metrics.jsonl is cut back to this step
   summary_.resumed_from = ckpt->path;
   say("resumed from " + ckpt->path + " at step " + std::to_string(step_));
@@ -293,6 +296,7 @@ void Trainer::save_checkpoint_now(bool best) {
   state.ints["trainer/bad_validations"] = bad_validations_;
   state.ints["trainer/bad_steps"] = bad_steps_;
   state.ints["trainer/last_valid_step"] = last_valid_step_;
+  state.ints["trainer/pending_valid_epoch"] = pending_valid_epoch_;
   state.floats["trainer/best_valid_ppl"] = best_valid_ppl_;
   state.strings["trainer/valid_metric"] = opt_.valid_metric;
   if (has_best_score_) state.floats["trainer/best_valid_score"] = best_valid_score_;

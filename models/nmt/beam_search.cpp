@@ -85,6 +85,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const Ensemble& model, const Te
     bool all_done = true;
     for (const auto& s : sent) all_done = all_done && s.done;
     if (all_done) break;
+    if (o.stop && o.stop()) throw DecodingStopped();
     EnsembleStep step = model.decode_step(state, Tensor::from_ids(prev, {B * K}, device));
     // (B * K, V), read as float: scores accumulate in double, each term converted exactly.
     const Tensor logp = step.log_probs.data().to(Device::cpu()).to(DType::f32);

@@ -10,8 +10,10 @@
 // this is exactly greedy decoding.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <vector>
 
+#include "framework/core/error.h"
 #include "models/nmt/ensemble.h"
 #include "models/nmt/model.h"
 
@@ -24,6 +26,15 @@ struct BeamOptions {
   int64_t max_len = 0;          // if > 0, a fixed output limit instead of the ratio
   int64_t n_best = 1;           // hypotheses returned per sentence (<= beam_size)
   bool keep_attention = false;  // return each hypothesis' attention weights (for unk replacement / plots)
+  // Polled before each decoding step when set: true gives up the search with DecodingStopped (a training run's
+  // validation asked to stop: a long decode must not hold up the stop's checkpoint).
+  std::function<bool()> stop;
+};
+
+// Thrown by beam_search (and translate_sentences) when BeamOptions::stop said to give up.
+class DecodingStopped : public Error {
+ public:
+  DecodingStopped() : Error("decoding stopped: a stop was requested") {}
 };
 
 struct Hypothesis {

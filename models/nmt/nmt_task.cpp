@@ -213,7 +213,8 @@ StepResult NmtTask::forward_backward(int part) {
 }
 
 std::vector<double> evaluate_batch_losses(const NmtModel& model, const Corpus& corpus, int64_t batch_size,
-                                          Device device, int rank, int world) {
+                                          Device device, int rank, int world, const std::function<bool()>& stop,
+                                          bool* stopped) {
   LUONG_CHECK(batch_size > 0 && world > 0 && rank >= 0 && rank < world, "evaluate_batch_losses: batch size ",
               batch_size, ", rank ", rank, " of ", world);
   NoGradGuard no_grad;
@@ -222,6 +223,10 @@ std::vector<double> evaluate_batch_losses(const NmtModel& model, const Corpus& c
   const int64_t batches = (n + batch_size - 1) / batch_size;
   std::vector<double> out(static_cast<size_t>(2 * batches), 0.0);
   for (int64_t k = rank; k < batches; k += world) {
+    if (stop && stop()) {
+      if (stopped) *stopped = true;
+      break;
+    }
     const int64_t start = k * batch_size;
     std::vector<int64_t> idx(order.begin() + start, order.begin() + std::min(n, start + batch_size));
     Batch b = make_batch(corpus, idx);
@@ -258,17 +263,22 @@ ValidationResult evaluate_loss(const NmtModel& model, const Corpus& corpus, int6
   return sum_batch_losses(evaluate_batch_losses(model, corpus, batch_size, device, 0, 1));
 }
 
-ValidationResult NmtTask::validate() {
+ValidationResult NmtTask::validate(const std::function<bool()>& stop) {
   model_->eval();
   const int64_t bs = cfg_.train.batch_by == "sentences" ? cfg_.train.batch_size : 64;
-  std::vector<double> per_batch = evaluate_batch_losses(*model_, *valid_, bs, device_, group_.rank(), group_.size());
+  bool stopped = false;
+  std::vector<double> per_batch =
+      evaluate_batch_losses(*model_, *valid_, bs, device_, group_.rank(), group_.size(), stop, &stopped);
   if (group_.size() > 1) group_.all_reduce_scalars(per_batch);
   ValidationResult out = sum_batch_losses(per_batch);
   if (!valid_sources_.empty()) {
-    const TranslationScores s = validation_scores();
+    // Also after a stop: every process takes part in the scores' all-reduce (this one gives up at once).
+    const TranslationScores s = validation_scores(stop);
     out.extra["valid_bleu"] = s.bleu;
     out.extra["valid_chrf"] = s.chrf;
+    stopped = stopped || s.abandoned;
   }
+  out.abandoned = stopped;
   model_->train();
   return out;
 }
@@ -276,7 +286,7 @@ ValidationResult NmtTask::validate() {
 // Each process translates every world-th validation sentence with the eval.* settings; BLEU's and chrF's
 // statistics add up over sentences, so one all-reduce of them gives every process the scores of the whole set,
 // the same as one process computes (`luong eval` with the checkpoint saved at this step scores the same).
-NmtTask::TranslationScores NmtTask::validation_scores() const {
+NmtTask::TranslationScores NmtTask::validation_scores(const std::function<bool()>& stop) const {
   NoGradGuard no_grad;
   const int rank = group_.rank(), world = group_.size();
   std::vector<std::string> sources;
@@ -290,8 +300,15 @@ NmtTask::TranslationScores NmtTask::validation_scores() const {
   o.beam.length_penalty = cfg_.eval.length_penalty;
   o.beam.max_len_ratio = cfg_.eval.max_len_ratio;
   o.batch_size = cfg_.eval.batch_size;
-  const std::vector<Translation> translations = translate_sentences(
-      Ensemble(*model_), {src_vocab_, tgt_vocab_, tokenizer_, cfg_.model.reverse_source}, device_, sources, o);
+  o.beam.stop = stop;
+  std::vector<Translation> translations;
+  bool abandoned = false;
+  try {
+    translations = translate_sentences(
+        Ensemble(*model_), {src_vocab_, tgt_vocab_, tokenizer_, cfg_.model.reverse_source}, device_, sources, o);
+  } catch (const DecodingStopped&) {
+    abandoned = true;  // no statistics from this process; the all-reduce below still runs
+  }
   bleu::BleuStats stats;
   chrf::ChrfStats chars;
   for (size_t k = 0; k < translations.size(); ++k) {
@@ -310,7 +327,7 @@ NmtTask::TranslationScores NmtTask::validation_scores() const {
   };
   stats.hyp_len = v[at++], stats.ref_len = v[at++];
   take(stats.correct), take(stats.total), take(chars.hyp), take(chars.ref), take(chars.match);
-  return {bleu::score_from_stats(stats).score, chrf::score_from_stats(chars).score};
+  return {bleu::score_from_stats(stats).score, chrf::score_from_stats(chars).score, abandoned};
 }
 
 void NmtTask::save_state(StateDict& out) const {

@@ -33,7 +33,7 @@ class NmtTask : public TrainTask {
   bool next_batch() override;
   int batch_parts() const override { return static_cast<int>(parts_.size()); }
   StepResult forward_backward(int part) override;
-  ValidationResult validate() override;
+  ValidationResult validate(const std::function<bool()>& stop) override;
   bool has_validation() const override { return valid_ != nullptr; }
   int64_t epoch() const override { return iterator_->state().epoch + 1; }
   int64_t batches_per_epoch() const override { return batches_per_epoch_; }
@@ -64,8 +64,9 @@ class NmtTask : public TrainTask {
   // BLEU and chrF of the validation set's translations (valid_bleu and valid_chrf of the validation record).
   struct TranslationScores {
     double bleu = 0, chrf = 0;
+    bool abandoned = false;  // this process gave up decoding (`stop`); the scores are partial
   };
-  TranslationScores validation_scores() const;
+  TranslationScores validation_scores(const std::function<bool()>& stop) const;
   std::unique_ptr<BatchIterator> iterator_;
   std::unique_ptr<NmtModel> model_;
   std::unique_ptr<FlatParameters> flat_;
@@ -86,8 +87,11 @@ ValidationResult evaluate_loss(const NmtModel& model, const Corpus& corpus, int6
 // one (loss sum, tokens) pair per batch, zero for other ranks' batches, so that an all-reduce gives every
 // batch's values and summing them in batch order (sum_batch_losses) gives, bit for bit, what evaluate_loss
 // gives on one process: validation costs 1/world of the time and its result does not depend on world.
+// `stop`, when set, is polled before each batch: once it says true the pass ends there (*stopped = true; the
+// later batches stay zero).
 std::vector<double> evaluate_batch_losses(const NmtModel& model, const Corpus& corpus, int64_t batch_size,
-                                          Device device, int rank, int world);
+                                          Device device, int rank, int world, const std::function<bool()>& stop = {},
+                                          bool* stopped = nullptr);
 ValidationResult sum_batch_losses(const std::vector<double>& per_batch);
 // The example indices of `corpus` in the order evaluate_loss cuts its batches from (stable, longer_side).
 std::vector<int64_t> evaluation_order(const Corpus& corpus);

@@ -168,6 +168,26 @@ TEST(BeamSearch, LengthLimitIsRespected) {
   for (size_t i = 0; i < out.size(); ++i) EXPECT_LE(static_cast<int64_t>(out[i][0].tokens.size()), lengths[i] + 1);
 }
 
+// A training run's validation polls for a stop before each decoding step: the poll's first `true` ends the
+// search (DecodingStopped) before that step runs; a poll that never says so changes nothing.
+TEST(BeamSearch, AStopPollEndsTheSearchBeforeTheNextStep) {
+  auto model = random_model("dot");
+  std::vector<int64_t> lengths;
+  const Tensor src = sources(lengths);
+  BeamOptions o = fixed_length(3, 12);
+  int polls = 0;
+  o.stop = [&] { return ++polls < 0; };
+  const auto polled = beam_search(*model, src, lengths, kBos, kEos, o);
+  const int steps = polls;  // one poll per decoding step
+  ASSERT_GE(steps, 2);
+  const auto plain = beam_search(*model, src, lengths, kBos, kEos, fixed_length(3, 12));
+  for (size_t i = 0; i < plain.size(); ++i) EXPECT_EQ(polled[i][0].tokens, plain[i][0].tokens) << i;
+  polls = 0;
+  o.stop = [&] { return ++polls == steps; };  // before the last step
+  EXPECT_THROW(beam_search(*model, src, lengths, kBos, kEos, o), DecodingStopped);
+  EXPECT_EQ(polls, steps);
+}
+
 // A weakly trained model can rank <s> or <pad> first; neither is an output word, and an emitted <s> used to
 // appear literally in the 1-best text. With both pushed far above every other token, greedy decoding and
 // beam search (every n-best entry) still produce neither, choosing among the real words instead.

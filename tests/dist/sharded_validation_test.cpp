@@ -56,5 +56,30 @@ TEST(ShardedValidation, EqualsOneProcessBitForBit) {
   EXPECT_GT(whole.loss_sum, 0.0);
 }
 
+// A stop poll that says true before batch k ends this rank's pass there: the flag is set and its later batches
+// stay zero (NmtTask::validate then reports the validation abandoned).
+TEST(ShardedValidation, AStopPollEndsThePassBetweenBatches) {
+  auto group = make_test_group();
+  nmt::ModelConfig mc;
+  mc.src_vocab = mc.tgt_vocab = 16;
+  mc.layers = 1, mc.hidden_size = 8, mc.embedding_size = 8, mc.dropout = 0.0;
+  Generator init(5);
+  nmt::NmtModel model(mc, init);
+  model.eval();
+  const nmt::Corpus corpus = varied_corpus();
+  int polls = 0;
+  bool stopped = false;
+  const std::vector<double> part = nmt::evaluate_batch_losses(
+      model, corpus, 4, Device::cpu(), 0, 1, [&] { return ++polls == 3; }, &stopped);
+  EXPECT_TRUE(stopped);
+  EXPECT_EQ(polls, 3);
+  for (size_t k = 0; k < 6; ++k) EXPECT_EQ(part[2 * k + 1] > 0, k < 2) << "batch " << k;
+  bool never = false;
+  const std::vector<double> whole = nmt::evaluate_batch_losses(
+      model, corpus, 4, Device::cpu(), 0, 1, [] { return false; }, &never);
+  EXPECT_FALSE(never);
+  EXPECT_EQ(whole, nmt::evaluate_batch_losses(model, corpus, 4, Device::cpu(), 0, 1));
+}
+
 }  // namespace
 }  // namespace luong::testing

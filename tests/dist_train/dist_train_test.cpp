@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
@@ -216,6 +217,56 @@ TEST_F(DistTrainTest, ASignalToOneRankStopsBothAtTheSameStepWithACheckpoint) {
   EXPECT_TRUE(latest.skipped.empty()) << output;
 }
 
+// A stop that reaches one rank in the middle of a validation: that rank gives up its share, the other finishes
+// its own, and the ranks agree afterwards that the validation is not recorded; both save the stop's checkpoint
+// at that step, marked as owing the validation, which the resumed job does first. The resumed job records the
+// same validations and ends with the same parameters as one that was never stopped.
+TEST_F(DistTrainTest, AStopInOneRanksValidationIsAgreedAndTheResumedJobDoesItFirst) {
+  const std::string plain = fresh_dir("dist_valid_plain"), stopped = fresh_dir("dist_valid_stopped");
+  const std::string settings =
+      "--set train.valid_every=10 --set train.valid_bleu=true --set train.log_every=1 --set train.checkpoint_every=0 "
+      "--json";
+  ASSERT_EQ(run_mpi(args(plain, 8, 20, settings)).status, 0);
+  auto records = [](const std::string& dir, const std::string& type) {
+    std::vector<nlohmann::json> out;
+    std::ifstream in(dir + "/metrics.jsonl");
+    for (std::string line; std::getline(in, line);)
+      if (auto j = nlohmann::json::parse(line); j["type"] == type) {
+        for (const char* k : {"elapsed_s", "tokens_per_s", "mem_allocated", "mem_cached", "mem_peak"}) j.erase(k);
+        out.push_back(j);
+      }
+    return out;
+  };
+  const std::string log = fresh_log_path("dist_valid_stopped");
+  const pid_t pid = start_shell_command(std::string(kMpirun) + "-x LUONG_TEST_VALIDATION_DELAY_MS=100 " + LUONG_BINARY +
+                                        " " + args(stopped, 8, 20, settings) + " > " + log + " 2>&1");
+  bool at_validation = false;
+  for (int i = 0; i < 3000 && !at_validation; ++i) {
+    for (const auto& r : records(stopped, "train")) at_validation = at_validation || r["step"] == 10;
+    if (!at_validation) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(at_validation) << file_text(log);
+  // Rank 1's process: the luong process of this run whose environment says so.
+  const RunResult ranks =
+      run_luong_shell("for p in $(pgrep -f -- '^" + std::string(LUONG_BINARY) + " train --config.*" + stopped +
+                      "'); do tr '\\0' '\\n' < /proc/$p/environ | grep -qx OMPI_COMM_WORLD_RANK=1 && echo $p; done");
+  const pid_t rank1 = static_cast<pid_t>(std::atol(ranks.output.c_str()));
+  ASSERT_GT(rank1, 0) << ranks.output;
+  kill(rank1, SIGTERM);
+  EXPECT_EQ(wait_exit_status(pid), 143) << file_text(log);
+  const std::string out = file_text(log);
+  EXPECT_NE(out.find("1 of the 2 processes received signal 15"), std::string::npos) << out;
+  EXPECT_EQ(list_checkpoints(stopped).back().step, 10) << out;
+  EXPECT_TRUE(records(stopped, "valid").empty()) << out;
+
+  // (--quiet: the notes of the cut-short validation and of doing it first are not printed; the records show it.)
+  const RunResult resumed = run_mpi(args(stopped, 8, 20, settings + " --resume auto"));
+  ASSERT_EQ(resumed.status, 0) << resumed.output;
+  EXPECT_EQ(records(stopped, "valid"), records(plain, "valid"));
+  EXPECT_EQ(records(stopped, "train"), records(plain, "train"));
+  EXPECT_EQ(max_rel_diff(checkpoint_path(plain, 20), checkpoint_path(stopped, 20)), 0.0);
+}
+
 // Rank 0 writes the checkpoints, and a stopped run exits non-zero: mpirun then kills what is left of the job.
 // The other rank must not get there while rank 0 still writes the stop's checkpoint (MPI_Finalize, at exit,
 // is collective and holds it). LUONG_TEST_CHECKPOINT_DELAY_MS makes that write take seconds.
@@ -350,9 +401,10 @@ TEST_F(DistTrainTest, ProcessesWithDifferentConfigsOrDataAreRefusedNamingTheDiff
   EXPECT_EQ(copies.status, 0) << copies.output;
 }
 
-// A signal that arrives after the last step (here: while rank 0 writes the final checkpoint) has no step
-// left to be agreed on: the run completed, so the job reports success rather than an interruption on one
-// rank only.
+// A signal that arrives after the last step's validation (here: while rank 0 writes the checkpoint that holds
+// its outcome, the run's last save) has nothing left to be agreed on: the run completed, so the job reports
+// success rather than an interruption on one rank only. (One that arrives before that validation ends makes
+// the ranks drop it and stop with a checkpoint that owes it: AStopInOneRanksValidationIsAgreed...)
 TEST_F(DistTrainTest, ASignalAfterTheLastStepLeavesACompletedRunSuccessful) {
   const std::string dir = fresh_dir("dist_signal_after_last");
   const std::string log = dir + "/mpirun.log", rc_file = dir + "/rc";
@@ -362,9 +414,11 @@ TEST_F(DistTrainTest, ASignalAfterTheLastStepLeavesACompletedRunSuccessful) {
                           " 2>&1; echo $? > " + rc_file + ") > /dev/null 2>&1 &";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   bool saving_last = false;
-  for (int i = 0; i < 600 && !saving_last; ++i) {
+  for (int i = 0; i < 1000 && !saving_last; ++i) {
+    // The final validation is recorded (rank 0 writes its record, then saves step 10 again with its outcome).
+    const bool validated = file_text(dir + "/metrics.jsonl").find("\"type\":\"valid\"") != std::string::npos;
     for (const auto& e : std::filesystem::directory_iterator(dir))
-      saving_last = saving_last || e.path().filename().string().rfind("ckpt-10.h5.tmp.", 0) == 0;
+      saving_last = saving_last || (validated && e.path().filename().string().rfind("ckpt-10.h5.tmp.", 0) == 0);
     if (!saving_last) std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   ASSERT_TRUE(saving_last) << "the final save was not seen";
