@@ -1,4 +1,5 @@
-// `luong bleu REF [--json] [-m bleu chrf]`: corpus BLEU (and/or chrF) of the hypotheses on stdin against REF,
+// `luong bleu REF [--json] [-m bleu chrf] [--chrf-word-order 2]`: corpus BLEU (and/or chrF, or chrF++) of the
+// hypotheses on stdin against REF,
 // printed like `sacrebleu -f text REF < HYP` (or like its JSON output with --json).
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -24,6 +25,7 @@ struct BleuOptions {
   bool json = false;
   int width = 1;  // sacrebleu's command-line default
   std::vector<std::string> metrics{"bleu"};
+  int chrf_word_order = 0;  // 2: chrF++
 };
 
 // sacreBLEU's line splitting over bytes read with the corpus readers' checks: a directory or unreadable
@@ -62,8 +64,8 @@ void run_bleu(const BleuOptions& o) {
     objects.push_back(score.to_json(o.width));
   }
   if (with_chrf) {
-    const chrf::ChrfScore score = chrf::corpus_chrf(hyps, refs);
-    lines.push_back(score.format(o.width, chrf::signature()));
+    const chrf::ChrfScore score = chrf::corpus_chrf(hyps, refs, o.chrf_word_order);
+    lines.push_back(score.format(o.width, chrf::signature(o.chrf_word_order)));
     objects.push_back(score.to_json(o.width));
   }
   if (o.json) {  // one metric: its object; several: a list of them, as sacrebleu prints
@@ -94,6 +96,10 @@ const bool kRegistered = add_command([](CLI::App& app) {
   cmd->add_option("-w,--width", opts->width, "Decimals of the score")->check(CLI::Range(0, 10));
   cmd->add_option("-m,--metrics", opts->metrics, "bleu, chrf or both (-m bleu chrf), as sacrebleu's -m")
       ->check(CLI::IsMember({"bleu", "chrf"}))
+      ->capture_default_str();
+  cmd->add_option("--chrf-word-order", opts->chrf_word_order,
+                  "Word n-gram order of chrF: 0 (chrF2), 2 (chrF2++, Popovic 2017), as sacrebleu's option")
+      ->check(CLI::Range(0, chrf::kMaxWordOrder))
       ->capture_default_str();
   cmd->callback([opts] { run_bleu(*opts); });
 });

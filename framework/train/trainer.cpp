@@ -167,7 +167,10 @@ std::string Trainer::checkpoints_kept() const {
 }
 
 void Trainer::validate(int64_t epoch) {
-  if (!task_.has_validation()) return;
+  if (!task_.has_validation()) {
+    pending_valid_epoch_ = -1;  // resumed without a validation set: nothing is owed any more
+    return;
+  }
   const double started = progress_.elapsed_s();
   // A stop request cuts the validation short (a long decode must not hold up the stop's checkpoint, nor run
   // into a scheduler's grace period). LUONG_TEST_VALIDATION_DELAY_MS slows each poll (a batch of the loss pass,
@@ -288,7 +291,7 @@ TrainSummary Trainer::run() {
     stop_ = true, summary_.stop_reason = str("already done (train.max_epochs = ", opt_.max_epochs, " reached)");
   if (opt_.max_steps > 0 && step_ >= opt_.max_steps)
     stop_ = true, summary_.stop_reason = str("already done (train.max_steps = ", opt_.max_steps, " reached)");
-  if (pending_valid_epoch_ >= 0) {
+  if (pending_valid_epoch_ >= 0 && task_.has_validation()) {
     // The validation a stop cut short, before the limits are looked at: its outcome may end the run.
     say(str("validating step ", step_, " first: a stop cut its validation short"));
     validate(pending_valid_epoch_);

@@ -14,9 +14,12 @@ namespace {
 
 using testing::bleu_data;
 
-std::vector<int64_t> flattened(const ChrfStats& s) {  // sacreBLEU's layout: [hyp, ref, match] per order
+// sacreBLEU's layout: [hyp, ref, match] per order, the character orders, then the word orders (chrF++).
+std::vector<int64_t> flattened(const ChrfStats& s, int word_order = 0) {
   std::vector<int64_t> out;
-  for (int n = 0; n < kCharOrder; ++n) out.insert(out.end(), {s.hyp[n], s.ref[n], s.match[n]});
+  for (int n = 0; n < kCharOrder + word_order; ++n) out.insert(out.end(), {s.hyp[n], s.ref[n], s.match[n]});
+  for (int n = kCharOrder + word_order; n < kCharOrder + kMaxWordOrder; ++n)
+    EXPECT_EQ(s.hyp[n] + s.ref[n] + s.match[n], 0) << "word order " << n - kCharOrder + 1 << " was not asked for";
   return out;
 }
 
@@ -24,7 +27,10 @@ TEST(Chrf, FixturesWereMadeWithTheMatchedSacreBleuVersion) {
   const auto expected = testing::load_bleu_json("chrf.json");
   EXPECT_EQ(expected["sacrebleu_version"], bleu::kSacreBleuVersion);
   EXPECT_EQ(signature(), "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0");
-  for (const auto& [name, c] : expected["cases"].items()) EXPECT_EQ(signature(), c["signature"]) << name;
+  for (const auto& [name, c] : expected["cases"].items()) {
+    EXPECT_EQ(signature(), c["signature"]) << name;
+    EXPECT_EQ(signature(2), c["plusplus"]["signature"]) << name;
+  }
 }
 
 TEST(Chrf, CorpusScoresAndSentenceStatisticsMatchSacreBleu) {
@@ -38,10 +44,18 @@ TEST(Chrf, CorpusScoresAndSentenceStatisticsMatchSacreBleu) {
     for (size_t i = 0; i < hyps.size(); ++i)
       EXPECT_EQ(flattened(sentence_stats(hyps[i], refs[i])), c["sentence_stats"][i].get<std::vector<int64_t>>())
           << "line " << i + 1 << ": " << hyps[i];
+    // chrF++
+    const auto& pp = c["plusplus"];
+    EXPECT_NEAR(corpus_chrf(hyps, refs, 2).score, pp["score"].get<double>(), 1e-9);
+    ASSERT_EQ(hyps.size(), pp["sentence_stats"].size());
+    for (size_t i = 0; i < hyps.size(); ++i)
+      EXPECT_EQ(flattened(sentence_stats(hyps[i], refs[i], 2), 2), pp["sentence_stats"][i].get<std::vector<int64_t>>())
+          << "chrF++, line " << i + 1 << ": " << hyps[i];
   }
 }
 
-// Unicode whitespace (removed), code points (counted as one character each), clipping, short and empty sides.
+// Unicode whitespace (removed), code points (counted as one character each), clipping, short and empty sides;
+// chrF++'s words with punctuation split off.
 TEST(Chrf, CharacterHandlingMatchesSacreBleuPairByPair) {
   const auto expected = testing::load_bleu_json("chrf.json");
   ASSERT_FALSE(expected["pairs"].empty());
@@ -50,6 +64,8 @@ TEST(Chrf, CharacterHandlingMatchesSacreBleuPairByPair) {
     SCOPED_TRACE("'" + h + "' against '" + r + "'");
     EXPECT_EQ(flattened(sentence_stats(h, r)), p["stats"].get<std::vector<int64_t>>());
     EXPECT_NEAR(corpus_chrf({h}, {r}).score, p["score"].get<double>(), 1e-9);
+    EXPECT_EQ(flattened(sentence_stats(h, r, 2), 2), p["stats_plusplus"].get<std::vector<int64_t>>());
+    EXPECT_NEAR(corpus_chrf({h}, {r}, 2).score, p["score_plusplus"].get<double>(), 1e-9);
   }
 }
 
@@ -82,6 +98,11 @@ TEST(Chrf, FormatsLikeSacreBleuAndMismatchedCountsAreErrors) {
   EXPECT_EQ(j["nc"], "6");
   EXPECT_EQ(j["score_unrounded"], 57.3149);
   EXPECT_ERROR_HAS(corpus_chrf({"a", "b"}, {"a"}), "chrF: 2 hypotheses but 1 references");
+  s.word_order = 2;
+  EXPECT_EQ(s.format(2, signature(2)), "chrF2++|nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0 = 57.31");
+  EXPECT_EQ(nlohmann::json::parse(s.to_json(2))["name"], "chrF2++");
+  EXPECT_EQ(nlohmann::json::parse(s.to_json(2))["nw"], "2");
+  EXPECT_ERROR_HAS(corpus_chrf({"a"}, {"a"}, 3), "chrF: word order 3 is not supported (0 for chrF, 2 for chrF++)");
 }
 
 }  // namespace

@@ -105,7 +105,15 @@ TEST(CmdBleu, ChrfOutputMatchesTheSacreBleuCommand) {
     ASSERT_EQ(both.size(), 2u) << name;
     EXPECT_EQ(both[0]["name"], "BLEU") << name;
     EXPECT_EQ(both[1]["score"], c["cli_json"]["score"]) << name;
+    // chrF++: sacrebleu -m chrf --chrf-word-order 2.
+    const auto& pp = c["plusplus"];
+    EXPECT_EQ(run("-m chrf --chrf-word-order 2 " + ref, hyp).output, pp["cli_text"].get<std::string>() + "\n") << name;
+    const auto got_pp = nlohmann::json::parse(run("--json -m chrf --chrf-word-order 2 " + ref, hyp).output);
+    for (const auto& [key, value] : pp["cli_json"].items()) EXPECT_EQ(got_pp.at(key), value) << name << " key " << key;
   }
+  const RunResult three = run("-m chrf --chrf-word-order 3 " + quoted(bleu_data("ref.txt")), bleu_data("hyp.txt"));
+  EXPECT_NE(three.status, 0);
+  EXPECT_NE(three.output.find("--chrf-word-order"), std::string::npos) << three.output;
 }
 
 }  // namespace

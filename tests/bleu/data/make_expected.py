@@ -75,6 +75,20 @@ def chrf_case(case):
         "cli_text": run_cli(hyp_path, ref_path, "-m", "chrf", "-f", "text"),
         "cli_json": json.loads(run_cli(hyp_path, ref_path, "-m", "chrf")),
         "cli_both_text": run_cli(hyp_path, ref_path, "-m", "bleu", "chrf", "-f", "text"),
+        # chrF++ (word order 2): the same, with word 1- and 2-grams as orders 7 and 8
+        "plusplus": chrf_plusplus_case(hyps, refs, hyp_path, ref_path),
+    }
+
+
+def chrf_plusplus_case(hyps, refs, hyp_path, ref_path):
+    plus = CHRF(word_order=2)
+    score = plus.corpus_score(hyps, [refs]).score  # before get_signature, which needs the reference count
+    return {
+        "score": score,
+        "signature": str(plus.get_signature()),
+        "sentence_stats": [list(map(int, s)) for s in plus._extract_corpus_statistics(hyps, [refs])],
+        "cli_text": run_cli(hyp_path, ref_path, "-m", "chrf", "--chrf-word-order", "2", "-f", "text"),
+        "cli_json": json.loads(run_cli(hyp_path, ref_path, "-m", "chrf", "--chrf-word-order", "2")),
     }
 
 
@@ -85,13 +99,20 @@ CHRF_PAIRS = [
     ["aaaa aaaa", "aa"], ["Grüße aus Köln", "Grüße aus Bonn"], ["ideo\u3000space", "ideo space"],
     ["nbsp\u00a0here", "nbsp here"], ["\x1cfs x", "fs x"], ["zero\u200bwidth", "zero width"],
     ["emoji 😀😀, ok.", "emoji 😀, ok!"], ["日本語のテスト", "日本語テスト"], ["é", "e\u0301"], ["x", "y"],
+    # chrF++'s words: one punctuation character split off the end, else the start, of longer words
+    ["(hi) there.", "hi there ."], [".. ..", ". . . ."], ["'quoted' word", "quoted word"], ["é. .é", "é . . é"],
+    ["a-b c--d", "a - b c -- d"], ["¡Hola! ¿qué?", "Hola qué"], ["x, y; z", "x y z"], ["the the the", "the the"],
+    ["(hi) x", "(hi x"],
 ]
 
 
 def chrf_pairs():
     chrf = CHRF()
+    plus = CHRF(word_order=2)
     return [{"hyp": h, "ref": r, "score": chrf.corpus_score([h], [[r]]).score,
-             "stats": list(map(int, chrf._extract_corpus_statistics([h], [[r]])[0]))} for h, r in CHRF_PAIRS]
+             "stats": list(map(int, chrf._extract_corpus_statistics([h], [[r]])[0])),
+             "score_plusplus": plus.corpus_score([h], [[r]]).score,
+             "stats_plusplus": list(map(int, plus._extract_corpus_statistics([h], [[r]])[0]))} for h, r in CHRF_PAIRS]
 
 
 TOKENIZER_INPUTS = [
