@@ -34,6 +34,23 @@ class ValidBleuTest : public ::testing::Test {
   static nlohmann::json summary(const RunResult& r) {
     return nlohmann::json::parse(r.output.substr(r.output.rfind('{')));
   }
+  // The highest `key` ("valid_bleu", "valid_chrf") of the records and the step it was first reached at;
+  // checks that each record's "best_<key>" is the best so far.
+  static std::pair<double, int64_t> best_of(const std::vector<nlohmann::json>& records, const std::string& key) {
+    double best = -1;
+    int64_t best_step = -1;
+    for (const auto& rec : records) {
+      if (const double v = rec[key].get<double>(); v > best) best = v, best_step = rec["step"].get<int64_t>();
+      EXPECT_EQ(rec["best_" + key].get<double>(), best) << rec.dump();
+    }
+    return {best, best_step};
+  }
+  // The text summary of a finished run: run again with `extra` (nothing left to train), without --json.
+  static RunResult text_summary(const std::string& run, const std::string& extra) {
+    std::string args = train(run, extra + " --resume auto");
+    args.replace(args.find(" --json "), 8, " ");
+    return run_luong(args + " 2>/dev/null");
+  }
   static std::string data_;
 };
 std::string ValidBleuTest::data_;
@@ -45,12 +62,9 @@ TEST_F(ValidBleuTest, TheRecordedScoreIsWhatEvalGivesThatCheckpointAndTheBestPic
   ASSERT_EQ(r.status, 0) << r.output;
   const auto records = valid_records(run);
   ASSERT_EQ(records.size(), 6u);
-  double best = -1;
-  int64_t best_step = -1;
+  const auto [best, best_step] = best_of(records, "valid_bleu");
   for (const auto& rec : records) {
     const double bleu = rec["valid_bleu"].get<double>();
-    if (bleu > best) best = bleu, best_step = rec["step"].get<int64_t>();
-    EXPECT_EQ(rec["best_valid_bleu"].get<double>(), best) << rec.dump();
     const RunResult e = run_luong("eval --checkpoint " + checkpoint_path(run, rec["step"].get<int64_t>()) + " --src " +
                                   data_ + "/valid.src --ref " + data_ + "/valid.tgt --json 2>/dev/null");
     ASSERT_EQ(e.status, 0) << e.output;
@@ -63,10 +77,8 @@ TEST_F(ValidBleuTest, TheRecordedScoreIsWhatEvalGivesThatCheckpointAndTheBestPic
   EXPECT_EQ(s["best_valid_bleu"].get<double>(), best);
   EXPECT_EQ(s["last_valid_bleu"].get<double>(), records.back()["valid_bleu"].get<double>());
   EXPECT_EQ(load_checkpoint(best_checkpoint_path(run)).state.ints.at("trainer/step"), best_step);
-  // The text summary of the finished run (resumed: nothing left to train) names the best score too.
-  std::string text_args = train(run, "--set train.valid_metric=bleu --resume auto");
-  text_args.replace(text_args.find(" --json "), 8, " ");
-  const RunResult text = run_luong(text_args + " 2>/dev/null");
+  // The text summary names the best score too.
+  const RunResult text = text_summary(run, "--set train.valid_metric=bleu");
   ASSERT_EQ(text.status, 0) << text.output;
   EXPECT_NE(text.output.find(str("best valid bleu ", best)), std::string::npos) << text.output;
 }
@@ -79,23 +91,15 @@ TEST_F(ValidBleuTest, ChrfAsTheMetricPicksBestH5) {
   ASSERT_EQ(r.status, 0) << r.output;
   const auto records = valid_records(run);
   ASSERT_EQ(records.size(), 6u);
-  double best = -1;
-  int64_t best_step = -1;
-  for (const auto& rec : records) {
-    const double chrf = rec["valid_chrf"].get<double>();
-    if (chrf > best) best = chrf, best_step = rec["step"].get<int64_t>();
-    EXPECT_EQ(rec["best_valid_chrf"].get<double>(), best) << rec.dump();
-    EXPECT_FALSE(rec.contains("best_valid_bleu")) << rec.dump();
-  }
+  const auto [best, best_step] = best_of(records, "valid_chrf");
+  for (const auto& rec : records) EXPECT_FALSE(rec.contains("best_valid_bleu")) << rec.dump();
   EXPECT_GT(best, records.front()["valid_chrf"].get<double>()) << "the model learned something";
   EXPECT_EQ(load_checkpoint(best_checkpoint_path(run)).state.ints.at("trainer/step"), best_step);
   const auto s = summary(r);
   EXPECT_EQ(s["best_valid_chrf"].get<double>(), best);
   EXPECT_EQ(s["last_valid_chrf"].get<double>(), records.back()["valid_chrf"].get<double>());
   EXPECT_EQ(s["last_valid_bleu"].get<double>(), records.back()["valid_bleu"].get<double>());
-  std::string text_args = train(run, "--set train.valid_metric=chrf --resume auto");
-  text_args.replace(text_args.find(" --json "), 8, " ");
-  const RunResult text = run_luong(text_args + " 2>/dev/null");
+  const RunResult text = text_summary(run, "--set train.valid_metric=chrf");
   ASSERT_EQ(text.status, 0) << text.output;
   EXPECT_NE(text.output.find(str("best valid chrf ", best, ", ")), std::string::npos) << text.output;
   // The run's best checkpoint measures chrF: resuming it under BLEU would compare one score with the other.
@@ -150,22 +154,16 @@ TEST_F(ValidBleuTest, SettingsAreCheckedAndAMissingValidationSetIsNamed) {
   EXPECT_EQ(bad.status, 1) << bad.output;
   EXPECT_NE(bad.output.find("train.valid_metric"), std::string::npos) << bad.output;
   EXPECT_NE(bad.output.find("bleu"), std::string::npos) << bad.output;
-  const RunResult none = run_luong(train(run,
-                                         "--set train.valid_metric=bleu --set data.valid_src= --set data.valid_tgt= "
-                                         "--set train.max_steps=5") +
-                                   " 2>&1");
-  EXPECT_EQ(none.status, 0) << none.output;
-  EXPECT_NE(none.output.find("warning: train.valid_metric = bleu has no effect without a validation set"),
-            std::string::npos)
-      << none.output;
-  const RunResult chrf = run_luong(train(run,
-                                         "--set train.valid_metric=chrf --set data.valid_src= --set data.valid_tgt= "
-                                         "--set train.max_steps=5 --overwrite") +
-                                   " 2>&1");
-  EXPECT_EQ(chrf.status, 0) << chrf.output;
-  EXPECT_NE(chrf.output.find("warning: train.valid_metric = chrf has no effect without a validation set"),
-            std::string::npos)
-      << chrf.output;
+  for (const std::string metric : {"bleu", "chrf"}) {
+    const RunResult none = run_luong(train(run, "--set train.valid_metric=" + metric +
+                                                    " --set data.valid_src= --set data.valid_tgt= "
+                                                    "--set train.max_steps=5 --overwrite") +
+                                     " 2>&1");
+    EXPECT_EQ(none.status, 0) << none.output;
+    EXPECT_NE(none.output.find("warning: train.valid_metric = " + metric + " has no effect without a validation set"),
+              std::string::npos)
+        << none.output;
+  }
 }
 
 }  // namespace

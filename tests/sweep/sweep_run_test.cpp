@@ -85,6 +85,14 @@ class SweepRunTest : public ::testing::Test {
   }
 
   std::string trial(const std::string& name) const { return dir_ + "/out/trials/" + name; }
+  // The highest `key` ("valid_bleu", "valid_chrf") of the "valid" records of trial `name` (-1: none).
+  double best_recorded(const std::string& name, const std::string& key) const {
+    double best = -1;
+    std::ifstream in(trial(name) + "/metrics.jsonl");
+    for (std::string line; std::getline(in, line);)
+      if (const json j = json::parse(line); j["type"] == "valid") best = std::max(best, j[key].get<double>());
+    return best;
+  }
 
   // Starts `luong sweep SPEC --out DIR/out` in the background, its output in `log`, and waits (up to 30 s)
   // until trial `name` has logged a training record; returns the sweep's pid.
@@ -319,11 +327,7 @@ TEST_F(SweepRunTest, ValidBleuMetricRanksByTheBestValidationBleu) {
   ASSERT_EQ(results.size(), 2u);
   EXPECT_GE(results[0]["valid_bleu"].get<double>(), results[1]["valid_bleu"].get<double>());  // max by default
   for (const auto& r : results) {
-    double best = -1;
-    std::ifstream in(trial(r["name"]) + "/metrics.jsonl");
-    for (std::string line; std::getline(in, line);)
-      if (const json j = json::parse(line); j["type"] == "valid") best = std::max(best, j["valid_bleu"].get<double>());
-    EXPECT_EQ(r["valid_bleu"].get<double>(), best) << r.dump();
+    EXPECT_EQ(r["valid_bleu"].get<double>(), best_recorded(r["name"], "valid_bleu")) << r.dump();
     EXPECT_TRUE(r["bleu"].is_null()) << "no evaluation pass: " << r.dump();
   }
   EXPECT_GT(results[0]["valid_bleu"].get<double>(), 0.0);
@@ -351,11 +355,7 @@ TEST_F(SweepRunTest, ChrfMetricsRankByValidationAndEvaluationChrf) {
   ASSERT_EQ(by_valid.size(), 2u);
   EXPECT_GE(by_valid[0]["valid_chrf"].get<double>(), by_valid[1]["valid_chrf"].get<double>());  // max by default
   for (const auto& r : by_valid) {
-    double best = -1;
-    std::ifstream in(trial(r["name"]) + "/metrics.jsonl");
-    for (std::string line; std::getline(in, line);)
-      if (const json j = json::parse(line); j["type"] == "valid") best = std::max(best, j["valid_chrf"].get<double>());
-    EXPECT_EQ(r["valid_chrf"].get<double>(), best) << r.dump();
+    EXPECT_EQ(r["valid_chrf"].get<double>(), best_recorded(r["name"], "valid_chrf")) << r.dump();
     EXPECT_TRUE(r["chrf"].is_null()) << "no evaluation pass: " << r.dump();
   }
   EXPECT_GT(by_valid[0]["valid_chrf"].get<double>(), 0.0);
