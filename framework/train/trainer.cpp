@@ -171,24 +171,29 @@ void Trainer::validate(int64_t epoch) {
     pending_valid_epoch_ = -1;  // resumed without a validation set: nothing is owed any more
     return;
   }
-  const double started = progress_.elapsed_s();
-  // A stop request cuts the validation short (a long decode must not hold up the stop's checkpoint, nor run
-  // into a scheduler's grace period). LUONG_TEST_VALIDATION_DELAY_MS slows each poll (a batch of the loss pass,
-  // a decoding step) down, so that tests can signal a run in the middle of a validation.
-  const char* delay = std::getenv("LUONG_TEST_VALIDATION_DELAY_MS");
-  const int delay_ms = delay ? std::atoi(delay) : 0;
-  const ValidationResult v = task_.validate([delay_ms] {
-    if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-    return stop_requested();
-  });
-  outside_training_s_ += progress_.elapsed_s() - started;
-  if (group_.size() > 1) {
-    // A process may have given up on its share: all of them agree whether the result stands.
-    std::vector<double> stop{stop_requested() ? 1.0 : 0.0, static_cast<double>(stop_signal())};
-    group_.all_reduce_scalars(stop);
-    note_agreed_stop(stop[0], stop[1]);
+  // A stop already agreed on in this step's all-reduce (or requested, with one process) leaves nothing to
+  // validate for: the validation is owed at once, with no process spending its share on it.
+  ValidationResult v;
+  if (!stopping()) {
+    const double started = progress_.elapsed_s();
+    // A stop request cuts the validation short (a long decode must not hold up the stop's checkpoint, nor run
+    // into a scheduler's grace period). LUONG_TEST_VALIDATION_DELAY_MS slows each poll (a batch of the loss
+    // pass, a decoding step) down, so that tests can signal a run in the middle of a validation.
+    const char* delay = std::getenv("LUONG_TEST_VALIDATION_DELAY_MS");
+    const int delay_ms = delay ? std::atoi(delay) : 0;
+    v = task_.validate([delay_ms] {
+      if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      return stop_requested();
+    });
+    outside_training_s_ += progress_.elapsed_s() - started;
+    if (group_.size() > 1) {
+      // A process may have given up on its share: all of them agree whether the result stands.
+      std::vector<double> stop{stop_requested() ? 1.0 : 0.0, static_cast<double>(stop_signal())};
+      group_.all_reduce_scalars(stop);
+      note_agreed_stop(stop[0], stop[1]);
+    }
+    LUONG_CHECK(!v.abandoned || stopping(), "validation at step ", step_, " gave up with no stop requested");
   }
-  LUONG_CHECK(!v.abandoned || stopping(), "validation at step ", step_, " gave up with no stop requested");
   // Interrupted: the result may be partial and is not used. The checkpoint of the stop says this validation
   // is pending, and the resumed run does it first.
   if (stopping()) {

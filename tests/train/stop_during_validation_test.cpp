@@ -67,7 +67,10 @@ class StopDuringValidationTest : public ::testing::Test {
     kill(pid, SIGTERM);
     EXPECT_EQ(wait_exit_status(pid), 143) << file_text(log);
     const std::string out = file_text(log);
-    EXPECT_NE(out.find(str("validation at step ", signal_after, " cut short by the stop")), std::string::npos) << out;
+    // "cut short" as a rule; "not recorded" if the signal beat the validation's first poll (microseconds).
+    EXPECT_TRUE(out.find(str("validation at step ", signal_after, " cut short by the stop")) != std::string::npos ||
+                out.find(str("validation at step ", signal_after, " not recorded by the stop")) != std::string::npos)
+        << out;
     expect_saved_at_the_stop(stopped, out);
     EXPECT_EQ(list_checkpoints(stopped).back().step, signal_after) << "no step is trained after the stop\n" << out;
     for (const json& v : records(stopped, "valid")) EXPECT_LT(v["step"].get<int64_t>(), signal_after) << v.dump();
