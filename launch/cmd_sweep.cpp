@@ -135,7 +135,9 @@ void run(const SweepArgs& a) {
   } else {
     std::cout << report.markdown << std::flush;
   }
-  std::cerr << "sweep: results in " << a.out << "/results.md, results.csv, valid_ppl.svg" << std::endl;
+  std::string files;
+  for (const std::string& f : report.files) files += (files.empty() ? "" : ", ") + f;
+  std::cerr << "sweep: results in " << a.out << "/: " << files << std::endl;
   bool all_ok = true;
   for (const auto& r : outcome.results) all_ok = all_ok && r.status == sweep::TrialStatus::ok;
   if (outcome.interrupted) {

@@ -35,12 +35,28 @@ SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialRes
                                   interrupted ? "; the sweep was interrupted (run it again to continue)" : "", ".\n\n");
   write_file(out_dir + "/results.md", heading + rep.markdown);
 
-  std::vector<PlotCurve> curves;
-  for (const auto& r : rep.ranked) {
-    PlotCurve c{r.name, valid_curve(trial_dir(out_dir, r.name) + "/metrics.jsonl")};
-    if (!c.points.empty()) curves.push_back(std::move(c));  // a trial that never validated has no line
+  rep.files = {"results.md", "results.csv"};
+  // One plot per validation result: perplexity always (an empty plot says no trial has validated yet), BLEU and
+  // chrF when a trial recorded them (train.valid_bleu, or train.valid_metric bleu or chrf).
+  struct Plot {
+    const char* key;
+    const char* title;
+    PlotAxis axis;
+  };
+  const Plot plots[] = {{"valid_ppl", "Validation perplexity", {"validation perplexity", true}},
+                        {"valid_bleu", "Validation BLEU", {"validation BLEU", false}},
+                        {"valid_chrf", "Validation chrF", {"validation chrF2", false}}};
+  for (const Plot& p : plots) {
+    std::vector<PlotCurve> curves;
+    for (const auto& r : rep.ranked) {
+      PlotCurve c{r.name, valid_curve(trial_dir(out_dir, r.name) + "/metrics.jsonl", p.key)};
+      if (!c.points.empty()) curves.push_back(std::move(c));  // a trial that never validated has no line
+    }
+    const std::string file = std::string(p.key) + ".svg";
+    if (curves.empty() && std::string(p.key) != "valid_ppl") continue;
+    write_file(out_dir + "/" + file, valid_svg(curves, std::string(p.title) + ": " + spec.file, p.axis));
+    rep.files.push_back(file);
   }
-  write_file(out_dir + "/valid_ppl.svg", valid_ppl_svg(curves, "Validation perplexity: " + spec.file));
   return rep;
 }
 

@@ -144,11 +144,11 @@ std::optional<TrialResult> read_result(const std::string& trial_dir) {
   }
 }
 
-std::vector<std::pair<int64_t, double>> valid_curve(const std::string& metrics_path) {
+std::vector<std::pair<int64_t, double>> valid_curve(const std::string& metrics_path, const std::string& key) {
   std::vector<std::pair<int64_t, double>> points;
   for_each_record(metrics_path, [&](const json& j) {
-    if (j.value("type", "") == "valid" && j.contains("valid_ppl") && j.contains("step"))
-      points.emplace_back(j["step"].get<int64_t>(), j["valid_ppl"].get<double>());
+    if (j.value("type", "") == "valid" && j.contains(key) && j[key].is_number() && j.contains("step"))
+      points.emplace_back(j["step"].get<int64_t>(), j[key].get<double>());
   });
   return points;
 }

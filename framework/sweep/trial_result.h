@@ -49,9 +49,10 @@ void write_result(const std::string& trial_dir, const TrialResult& r);
 // nullopt when the trial has not finished (no result.json); throws naming the file when it is corrupt.
 std::optional<TrialResult> read_result(const std::string& trial_dir);
 
-// The (step, valid_ppl) points of the "valid" records in a metrics.jsonl (missing file: none). Lines that
-// do not parse (a line cut by a kill) are skipped.
-std::vector<std::pair<int64_t, double>> valid_curve(const std::string& metrics_path);
+// The (step, value of `key`) points of the "valid" records in a metrics.jsonl that have it (missing file: none).
+// Lines that do not parse (a line cut by a kill) are skipped.
+std::vector<std::pair<int64_t, double>> valid_curve(const std::string& metrics_path,
+                                                    const std::string& key = "valid_ppl");
 std::optional<double> best_valid_ppl(const std::string& metrics_path);
 // The highest `key` ("valid_bleu", "valid_chrf") of the "valid" records (written with train.valid_bleu or
 // train.valid_metric bleu or chrf); none without.

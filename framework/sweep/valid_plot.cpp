@@ -79,14 +79,15 @@ std::vector<double> nice_ticks(double lo, double hi, int target) {
   return ticks;
 }
 
-std::string valid_ppl_svg(const std::vector<PlotCurve>& curves, const std::string& title) {
+std::string valid_svg(const std::vector<PlotCurve>& curves, const std::string& title, const PlotAxis& y) {
+  auto drawn = [&](double v) { return std::isfinite(v) && (!y.log_when_wide || v > 0); };
   double ymin = INFINITY, ymax = -INFINITY, xmax = 0;
   for (const auto& c : curves)
-    for (const auto& [step, ppl] : c.points)
-      if (std::isfinite(ppl) && ppl > 0) ymin = std::min(ymin, ppl), ymax = std::max(ymax, ppl), xmax = std::max<double>(xmax, step);
+    for (const auto& [step, v] : c.points)
+      if (drawn(v)) ymin = std::min(ymin, v), ymax = std::max(ymax, v), xmax = std::max<double>(xmax, step);
   const bool empty = !(ymin <= ymax);
   if (empty) ymin = 1, ymax = 10;
-  const bool log_y = ymax / ymin > 20.0;
+  const bool log_y = y.log_when_wide && ymax / ymin > 20.0;
   const std::vector<double> yt = log_y ? log_ticks(ymin, ymax) : nice_ticks(ymin, ymax, 6);
   const std::vector<double> xt = nice_ticks(0.0, std::max(1.0, xmax), 8);
   const double y0 = yt.front(), y1 = yt.back(), x1 = xt.back();
@@ -119,8 +120,8 @@ std::string valid_ppl_svg(const std::vector<PlotCurve>& curves, const std::strin
   s += str("<rect x=\"", num(kLeft), "\" y=\"", num(kTop), "\" width=\"", num(kPlotW), "\" height=\"", num(kPlotH),
            "\" fill=\"none\" stroke=\"black\"/>\n");
   s += str("<text x=\"", num(kLeft + kPlotW / 2), "\" y=\"", num(kTop + kPlotH + 42), "\" text-anchor=\"middle\">step</text>\n");
-  s += str("<text transform=\"translate(22,", num(kTop + kPlotH / 2), ") rotate(-90)\" text-anchor=\"middle\">validation perplexity",
-           log_y ? " (log scale)" : "", "</text>\n");
+  s += str("<text transform=\"translate(22,", num(kTop + kPlotH / 2), ") rotate(-90)\" text-anchor=\"middle\">",
+           xml_escape(y.label), log_y ? " (log scale)" : "", "</text>\n");
   if (empty)
     s += str("<text x=\"", num(kLeft + kPlotW / 2), "\" y=\"", num(kTop + kPlotH / 2), "\" text-anchor=\"middle\" fill=\"#808080\">",
              "no validation results yet</text>\n");
@@ -128,13 +129,13 @@ std::string valid_ppl_svg(const std::vector<PlotCurve>& curves, const std::strin
     const std::string color = kColors[i % 10], dash = kDashes[(i / 10) % 4];
     const std::string dash_attr = dash.empty() ? "" : str(" stroke-dasharray=\"", dash, "\"");
     std::string pts;
-    for (const auto& [step, ppl] : curves[i].points)
-      if (std::isfinite(ppl) && ppl > 0) pts += str(pts.empty() ? "" : " ", num(fx(step)), ",", num(fy(ppl)));
+    for (const auto& [step, v] : curves[i].points)
+      if (drawn(v)) pts += str(pts.empty() ? "" : " ", num(fx(step)), ",", num(fy(v)));
     if (!pts.empty()) {
       s += str("<polyline fill=\"none\" stroke=\"", color, "\" stroke-width=\"2\"", dash_attr, " points=\"", pts, "\"/>\n");
-      for (const auto& [step, ppl] : curves[i].points)
-        if (std::isfinite(ppl) && ppl > 0)
-          s += str("<circle cx=\"", num(fx(step)), "\" cy=\"", num(fy(ppl)), "\" r=\"2.5\" fill=\"", color, "\"/>\n");
+      for (const auto& [step, v] : curves[i].points)
+        if (drawn(v))
+          s += str("<circle cx=\"", num(fx(step)), "\" cy=\"", num(fy(v)), "\" r=\"2.5\" fill=\"", color, "\"/>\n");
     }
     const double ly = kTop + 10 + kRowH * static_cast<double>(i);
     s += str("<line x1=\"", num(kLegendX), "\" y1=\"", num(ly), "\" x2=\"", num(kLegendX + 24), "\" y2=\"", num(ly),

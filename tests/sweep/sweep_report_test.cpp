@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -147,7 +148,7 @@ TEST(SweepPlot, NiceTicksCoverTheRange) {
 TEST(SweepPlot, OnePolylinePerTrialWithLegendAndLogAxis) {
   const std::vector<PlotCurve> curves = {{"lr-0.1", {{100, 900.0}, {200, 50.0}, {300, 12.0}}},
                                          {"lr-<0.01>", {{100, 400.0}, {200, 30.0}}}};
-  const std::string svg = valid_ppl_svg(curves, "sweep");
+  const std::string svg = valid_svg(curves, "sweep");
   EXPECT_EQ(svg.rfind("<?xml", 0), 0u);
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   const std::regex polyline("<polyline[^>]*points=\"([^\"]*)\"");
@@ -166,8 +167,29 @@ TEST(SweepPlot, OnePolylinePerTrialWithLegendAndLogAxis) {
   const auto first_y = std::stod(point_lists[0].substr(point_lists[0].find(',') + 1));
   const auto last_y = std::stod(point_lists[0].substr(point_lists[0].rfind(',') + 1));
   EXPECT_GT(last_y, first_y);
-  EXPECT_EQ(valid_ppl_svg({{"a", {{10, 5.0}, {20, 6.0}}}}, "t").find("(log scale)"), std::string::npos);
-  EXPECT_NE(valid_ppl_svg({}, "t").find("no validation results yet"), std::string::npos);
+  EXPECT_EQ(valid_svg({{"a", {{10, 5.0}, {20, 6.0}}}}, "t").find("(log scale)"), std::string::npos);
+  EXPECT_NE(valid_svg({}, "t").find("no validation results yet"), std::string::npos);
+}
+
+// Scores (BLEU, chrF) keep a linear axis however wide they span, and their zeros (an early BLEU) are drawn;
+// higher is drawn higher. Non-finite values are left out.
+TEST(SweepPlot, ScoresUseALinearAxisAndDrawTheirZeros) {
+  const PlotAxis bleu{"validation BLEU", false};
+  const std::string svg = valid_svg({{"a", {{10, 0.0}, {20, 0.5}, {30, 30.0}, {40, std::nan("")}}}}, "t", bleu);
+  EXPECT_EQ(svg.find("(log scale)"), std::string::npos);
+  EXPECT_NE(svg.find(">validation BLEU</text>"), std::string::npos);
+  const std::regex polyline("<polyline[^>]*points=\"([^\"]*)\"");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(svg, m, polyline));
+  const std::string pts = m[1];
+  EXPECT_EQ(std::count(pts.begin(), pts.end(), ','), 3) << pts;  // 0, 0.5 and 30; the NaN left out
+  const double first_y = std::stod(pts.substr(pts.find(',') + 1)), last_y = std::stod(pts.substr(pts.rfind(',') + 1));
+  EXPECT_LT(last_y, first_y);  // 30 above 0
+  // The same values as perplexities: the zero is not drawn (log axis, positives only).
+  const std::string ppl = valid_svg({{"a", {{10, 0.0}, {20, 0.5}, {30, 30.0}}}}, "t");
+  ASSERT_TRUE(std::regex_search(ppl, m, polyline));
+  EXPECT_EQ(std::count(m[1].first, m[1].second, ','), 2);
+  EXPECT_NE(ppl.find("(log scale)"), std::string::npos);
 }
 
 }  // namespace

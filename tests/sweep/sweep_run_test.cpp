@@ -209,6 +209,7 @@ TEST_F(SweepRunTest, GridRunsToCompletionRankedByValidPpl) {
   const std::string svg = read(dir_ + "/out/valid_ppl.svg");
   const std::regex polyline("<polyline");
   EXPECT_EQ(std::distance(std::sregex_iterator(svg.begin(), svg.end(), polyline), std::sregex_iterator()), 4);
+  EXPECT_FALSE(fs::exists(dir_ + "/out/valid_bleu.svg")) << "no trial recorded validation BLEU";
 
   // A second run has nothing to do: every trial is skipped, results are the same.
   const Sweep again = run_sweep(spec + " --out " + dir_ + "/out --json");
@@ -359,6 +360,13 @@ TEST_F(SweepRunTest, ChrfMetricsRankByValidationAndEvaluationChrf) {
     EXPECT_TRUE(r["chrf"].is_null()) << "no evaluation pass: " << r.dump();
   }
   EXPECT_GT(by_valid[0]["valid_chrf"].get<double>(), 0.0);
+  // A plot for each recorded validation result, a line per trial.
+  const std::regex polyline("<polyline");
+  for (const char* plot : {"valid_ppl.svg", "valid_bleu.svg", "valid_chrf.svg"}) {
+    const std::string svg = read(dir_ + "/out/" + plot);
+    EXPECT_EQ(std::distance(std::sregex_iterator(svg.begin(), svg.end(), polyline), std::sregex_iterator()), 2) << plot;
+  }
+  EXPECT_NE(v.err.find("valid_ppl.svg, valid_bleu.svg, valid_chrf.svg"), std::string::npos) << v.err;
   EXPECT_EQ(read(dir_ + "/out/results.csv").substr(0, 59),
             "rank,trial,model.attention,valid_ppl,valid_bleu,valid_chrf,");
 
