@@ -297,12 +297,15 @@ TrainSummary Trainer::run() {
   if (opt_.max_steps > 0 && step_ >= opt_.max_steps)
     stop_ = true, summary_.stop_reason = str("already done (train.max_steps = ", opt_.max_steps, " reached)");
   if (pending_valid_epoch_ >= 0 && task_.has_validation()) {
-    // The validation a stop cut short, before the limits are looked at: its outcome may end the run.
+    // The validation a stop cut short comes first, even when a limit is already reached: it is part of the run
+    // (its record, best.h5, the patience), and its outcome may end the run (early stopping).
     say(str("validating step ", step_, " first: a stop cut its validation short"));
     validate(pending_valid_epoch_);
     stop_if_requested();
   }
-  if (!stop_ && opt_.early_stopping > 0 && bad_validations_ >= opt_.early_stopping && step_ > 0)
+  // (Not when the owed validation just stopped the run, by early stopping or by another stop request.)
+  const bool just_stopped = stopping() || summary_.stop_reason.rfind("early stopping", 0) == 0;
+  if (!just_stopped && opt_.early_stopping > 0 && bad_validations_ >= opt_.early_stopping && step_ > 0)
     stop_ = true, summary_.stop_reason = str("already done (early stopping: no improvement in ", bad_validations_,
                                              " validations; raise train.early_stopping to train on)");
 
