@@ -50,6 +50,13 @@ void ProgressLine::update(const ProgressReport& r) {
   std::fflush(out_);
 }
 
+void ProgressLine::status(const std::string& text) {
+  if (!tty_) return;
+  std::fprintf(out_, "\r\033[K%s", text.c_str());
+  line_open_ = true;
+  std::fflush(out_);
+}
+
 void ProgressLine::message(const std::string& text) {
   if (line_open_) std::fprintf(out_, "\r\033[K");
   std::fprintf(out_, "%s\n", text.c_str());

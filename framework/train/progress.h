@@ -23,6 +23,10 @@ class ProgressLine {
   void update(const ProgressReport& r);
   // Prints a message on its own line (validation results, warnings) without garbling the progress line.
   void message(const std::string& text);
+  // On a terminal, `text` in place of the progress line until the next update or message: what the run is
+  // doing between steps ("validating step 4000 ..."), so a long validation does not look like a hang. Not
+  // written when the output is not a terminal (a log would keep a line of it each time).
+  void status(const std::string& text);
   double elapsed_s() const;
 
  private:

@@ -175,6 +175,7 @@ void Trainer::validate(int64_t epoch) {
   // validate for: the validation is owed at once, with no process spending its share on it.
   ValidationResult v;
   if (!stopping()) {
+    if (is_root() && !opt_.quiet) progress_.status(str("validating step ", step_, " ..."));
     const double started = progress_.elapsed_s();
     // A stop request cuts the validation short (a long decode must not hold up the stop's checkpoint, nor run
     // into a scheduler's grace period). LUONG_TEST_VALIDATION_DELAY_MS slows each poll (a batch of the loss

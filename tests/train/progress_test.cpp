@@ -1,13 +1,16 @@
 // The progress line's ETA is the rate of THIS process: a run resumed at step N must not spread its time
 // over the N steps a previous process ran (which made a resumed run promise to finish in seconds).
+#include "framework/train/progress.h"
+
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <thread>
-
-#include "framework/train/progress.h"
 
 namespace luong {
 namespace {
@@ -36,6 +39,43 @@ TEST(ProgressLine, EtaOfAResumedRunUsesOnlyItsOwnSteps) {
   const std::string t = out.substr(eta + 4, 7);  // h:mm:ss
   const int seconds = std::stoi(t.substr(0, 1)) * 3600 + std::stoi(t.substr(2, 2)) * 60 + std::stoi(t.substr(5, 2));
   EXPECT_GE(seconds, 59) << out;
+}
+
+// A status ("validating step 40 ...") stands in for the progress line on a terminal, and the next message
+// replaces it; in a log (not a terminal) it is not written at all.
+TEST(ProgressLine, StatusShowsOnATerminalOnly) {
+  std::FILE* log = std::tmpfile();
+  ASSERT_NE(log, nullptr);
+  ProgressLine in_log(log);
+  in_log.status("validating step 40 ...");
+  in_log.message("validation at step 40: ppl 7.1");
+  EXPECT_EQ(read_all(log), "validation at step 40: ppl 7.1\n");
+  std::fclose(log);
+
+  const int master = posix_openpt(O_RDWR | O_NOCTTY);
+  if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) GTEST_SKIP() << "no pseudo-terminal here";
+  std::FILE* terminal = std::fopen(ptsname(master), "w");
+  if (terminal == nullptr) {  // a container without a devpts mount
+    close(master);
+    GTEST_SKIP() << "cannot open the pseudo-terminal's other side";
+  }
+  ProgressLine on_terminal(terminal);
+  on_terminal.status("validating step 40 ...");
+  on_terminal.message("validation at step 40: ppl 7.1");
+  // What the terminal received (the two writes may arrive in separate reads).
+  std::string shown;
+  fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+  for (int i = 0; i < 200 && shown.find("ppl 7.1") == std::string::npos; ++i) {
+    char buf[4096];
+    const ssize_t n = read(master, buf, sizeof buf);
+    if (n > 0)
+      shown.append(buf, static_cast<size_t>(n));
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(shown.rfind("\r\033[Kvalidating step 40 ...\r\033[Kvalidation at step 40: ppl 7.1", 0), 0u) << shown;
+  std::fclose(terminal);
+  close(master);
 }
 
 }  // namespace
