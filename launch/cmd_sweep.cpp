@@ -102,8 +102,8 @@ void warn_if_perplexities_differ_in_kind(const sweep::SweepSpec& spec) {
          {"data.bpe_merges", "data.bpe_codes", "data.lowercase", "data.tgt_vocab_size", "data.min_freq"})
       if (key == token_key)
         std::cerr << "sweep warning: " << spec.file << " varies " << key << ", so its trials' perplexities are over "
-                  << "different tokens and do not rank them; rank by metric: valid_bleu (with train.valid_bleu: "
-                  << "true) or bleu" << std::endl;
+                  << "different tokens and do not rank them; rank by metric: valid_bleu or valid_chrf (with "
+                  << "train.valid_bleu: true), bleu or chrf" << std::endl;
 }
 
 void run(const SweepArgs& a) {
