@@ -42,10 +42,11 @@ SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialRes
     const char* key;
     const char* title;
     PlotAxis axis;
+    bool always;  // written with no curve at all
   };
-  const Plot plots[] = {{"valid_ppl", "Validation perplexity", {"validation perplexity", true}},
-                        {"valid_bleu", "Validation BLEU", {"validation BLEU", false}},
-                        {"valid_chrf", "Validation chrF", {"validation chrF2", false}}};
+  const Plot plots[] = {{"valid_ppl", "Validation perplexity", {"validation perplexity", true}, true},
+                        {"valid_bleu", "Validation BLEU", {"validation BLEU", false}, false},
+                        {"valid_chrf", "Validation chrF", {"validation chrF2", false}, false}};
   for (const Plot& p : plots) {
     std::vector<PlotCurve> curves;
     for (const auto& r : rep.ranked) {
@@ -53,7 +54,7 @@ SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialRes
       if (!c.points.empty()) curves.push_back(std::move(c));  // a trial that never validated has no line
     }
     const std::string file = std::string(p.key) + ".svg";
-    if (curves.empty() && std::string(p.key) != "valid_ppl") continue;
+    if (curves.empty() && !p.always) continue;
     write_file(out_dir + "/" + file, valid_svg(curves, std::string(p.title) + ": " + spec.file, p.axis));
     rep.files.push_back(file);
   }

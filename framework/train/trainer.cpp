@@ -33,6 +33,11 @@ bool diverged(double loss_sum, int64_t tokens) {
 
 }  // namespace
 
+int test_delay_ms(const char* variable) {
+  const char* value = std::getenv(variable);
+  return value ? std::atoi(value) : 0;
+}
+
 bool Trainer::stopping() const { return group_.size() > 1 ? stop_agreed_ : stop_requested(); }
 
 Trainer::Trainer(TrainTask& task, Optimizer& optimizer, Schedule& schedule, ProcessGroup& group,
@@ -180,8 +185,7 @@ void Trainer::validate(int64_t epoch) {
     // A stop request cuts the validation short (a long decode must not hold up the stop's checkpoint, nor run
     // into a scheduler's grace period). LUONG_TEST_VALIDATION_DELAY_MS slows each poll (a batch of the loss
     // pass, a decoding step) down, so that tests can signal a run in the middle of a validation.
-    const char* delay = std::getenv("LUONG_TEST_VALIDATION_DELAY_MS");
-    const int delay_ms = delay ? std::atoi(delay) : 0;
+    const int delay_ms = test_delay_ms("LUONG_TEST_VALIDATION_DELAY_MS");
     v = task_.validate([delay_ms] {
       if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
       return stop_requested();

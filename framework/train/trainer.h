@@ -23,6 +23,10 @@
 
 namespace luong {
 
+// The milliseconds of a LUONG_TEST_*_DELAY_MS variable (0 when unset): tests slow a checkpoint's write or a
+// validation's polls down with them, so that a signal or a kill lands in the middle.
+int test_delay_ms(const char* variable);
+
 struct TrainerOptions {
   std::string run_dir;            // checkpoints, metrics.jsonl; "" = none written
   int64_t max_steps = 0;          // 0 = no limit

@@ -314,10 +314,8 @@ void Trainer::save_checkpoint_now(bool best) {
   // LUONG_TEST_CHECKPOINT_DELAY_MS slows every entry of a write down, so tests can kill a run in the middle
   // of one (the crash-safety guarantee is that the previous checkpoint survives).
   CheckpointEntryHook hook;
-  if (const char* d = std::getenv("LUONG_TEST_CHECKPOINT_DELAY_MS")) {
-    const int ms = std::atoi(d);
+  if (const int ms = test_delay_ms("LUONG_TEST_CHECKPOINT_DELAY_MS"); ms > 0)
     hook = [ms](const std::string&) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); };
-  }
   save_checkpoint(checkpoint_path(opt_.run_dir, step_), state, meta, hook);
   if (best) mark_best(opt_.run_dir, step_);  // only right after the validation that improved, at its step
   if (opt_.keep_checkpoints > 0) apply_retention(opt_.run_dir, opt_.keep_checkpoints);
