@@ -46,6 +46,21 @@ TEST(SweepResults, RankedByMetricFailedLast) {
             (std::vector<std::string>{"c", "b", "a", "noval", "stopped", "stopped_early", "stopped2", "pending", "failed"}));
 }
 
+// Each score ranks by its own value: chrF and BLEU (validation and evaluation) order these trials differently.
+TEST(SweepResults, ChrfMetricsRankByChrfNotBleu) {
+  std::vector<TrialResult> rs = {make("x", TrialStatus::ok, 9.0), make("y", TrialStatus::ok, 9.0),
+                                 make("z", TrialStatus::ok, 9.0)};
+  const double bleu[] = {30, 20, 10}, chrf[] = {50, 70, 60};
+  for (size_t i = 0; i < rs.size(); ++i) {
+    rs[i].valid_bleu = rs[i].bleu = bleu[i];
+    rs[i].valid_chrf = rs[i].chrf = chrf[i];
+  }
+  for (const char* m : {"valid_bleu", "bleu"})
+    EXPECT_EQ(order(rank_results(rs, m, "max")), (std::vector<std::string>{"x", "y", "z"})) << m;
+  for (const char* m : {"valid_chrf", "chrf"})
+    EXPECT_EQ(order(rank_results(rs, m, "max")), (std::vector<std::string>{"y", "z", "x"})) << m;
+}
+
 TEST(SweepResults, CsvIsPreciseMarkdownIsRounded) {
   TrialResult bad = make("bad", TrialStatus::failed, std::nullopt);
   bad.error = "invalid config: model.attention: \"nonsense\", not registered\nsecond line";
