@@ -64,7 +64,10 @@ void require_same_model_config(const Checkpoint& first, const Checkpoint& other)
 }
 
 void require_compatible(const Checkpoint& first, const Checkpoint& other) {
-  require_same_vocabulary(first, other, "bpe/merges");  // first: other merges make other vocabularies
+  // Merges first: other merges make other vocabularies. Joint and per-side ones each under their keys
+  // (models/nmt/data/subwords.h).
+  for (const char* merges : {"bpe/merges", "bpe/merges_src", "bpe/merges_tgt"})
+    require_same_vocabulary(first, other, merges);
   require_same_vocabulary(first, other, "vocab/src");
   require_same_vocabulary(first, other, "vocab/tgt");
   require_same_model_config(first, other);

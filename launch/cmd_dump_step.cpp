@@ -95,10 +95,10 @@ void run(const DumpStepArgs& a) {
   const DType dtype = a.dtype == "float64" ? DType::f64 : DType::f32;
 
   // The same data path and initialisation as NmtTask, without the shuffling iterator: a fixed batch.
-  const nmt::Tokenizer tokenizer(nmt::TokenizerOptions{c.data.lowercase});
-  nmt::TokenizedCorpus text = nmt::tokenize_files(c.data.train_src, c.data.train_tgt, tokenizer);
+  nmt::TokenizedCorpus text =
+      nmt::tokenize_files(c.data.train_src, c.data.train_tgt, nmt::TokenizerOptions{c.data.lowercase}, {});
   std::string bpe_log;
-  nmt::run_subwords(text, c.data.bpe_merges, c.data.bpe_codes, bpe_log);
+  nmt::run_subwords(text, nmt::subword_settings(c.data), bpe_log);
   const auto sv = nmt::Vocabulary::build(nmt::count_tokens(text, text.src), c.data.src_vocab_size, c.data.min_freq);
   const auto tv = nmt::Vocabulary::build(nmt::count_tokens(text, text.tgt), c.data.tgt_vocab_size, c.data.min_freq);
   const nmt::Corpus corpus = nmt::encode_corpus(text, sv, tv, c.data.max_len);

@@ -78,8 +78,9 @@ void run(EvalArgs a) {
   if (text.src.empty())
     LUONG_FAIL("eval: test set ", a.src, " / ", a.ref, " has no pair where both sides are non-empty (", text.lines,
                " lines)");
-  const nmt::Corpus corpus = nmt::encode_corpus(nmt::tokenize_corpus(std::move(text), translator.tokenizer()),
-                                                translator.src_vocab(), translator.tgt_vocab(), 0);
+  const nmt::Corpus corpus =
+      nmt::encode_corpus(nmt::tokenize_corpus(std::move(text), translator.tokenizer().options(), translator.subwords()),
+                         translator.src_vocab(), translator.tgt_vocab(), 0);
   const ValidationResult v = perplexity_pass(translator, corpus, a.t);
   const double ppl = std::exp(v.loss_sum / static_cast<double>(v.tokens));
   // BLEU of the translations of every source line against the raw reference lines.

@@ -98,8 +98,8 @@ void warn_if_perplexities_differ_in_kind(const sweep::SweepSpec& spec) {
   for (const auto& axis : spec.grid) varied.push_back(axis.key);
   for (const auto& param : spec.random_params) varied.push_back(param.key);
   for (const std::string& key : varied)
-    for (const char* token_key :
-         {"data.bpe_merges", "data.bpe_codes", "data.lowercase", "data.tgt_vocab_size", "data.min_freq"})
+    for (const char* token_key : {"data.bpe_merges", "data.bpe_joint", "data.bpe_codes", "data.bpe_codes_tgt",
+                                  "data.lowercase", "data.tgt_vocab_size", "data.min_freq"})
       if (key == token_key)
         std::cerr << "sweep warning: " << spec.file << " varies " << key << ", so its trials' perplexities are over "
                   << "different tokens and do not rank them; rank by metric: valid_bleu or valid_chrf (with "

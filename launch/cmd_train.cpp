@@ -168,12 +168,20 @@ void run(const TrainArgs& a) {
     std::ofstream(a.run_dir + "/config.yaml") << config_text;
     task.src_vocab().save(a.run_dir + "/vocab.src.txt");
     task.tgt_vocab().save(a.run_dir + "/vocab.tgt.txt");
-    if (const auto& bpe = task.tokenizer().bpe()) {  // one merge per line, as subword-nmt writes its codes
-      std::ofstream merges(a.run_dir + "/bpe.merges.txt");
-      for (const std::string& m : bpe->to_list()) merges << m << "\n";
-    } else {
-      std::error_code ec;  // an overwritten run's
-      std::filesystem::remove(a.run_dir + "/bpe.merges.txt", ec);
+    // One merge per line, as subword-nmt writes its codes (data.bpe_codes and data.bpe_codes_tgt read them
+    // back); the files of another encoding (an overwritten run's) are removed.
+    const nmt::Subwords& subwords = task.subwords();
+    const bool joint = subwords.is_joint();
+    for (const auto& [file, bpe] : {std::pair{"bpe.merges.txt", joint ? subwords.src : nullptr},
+                                    std::pair{"bpe.src.merges.txt", joint ? nullptr : subwords.src},
+                                    std::pair{"bpe.tgt.merges.txt", joint ? nullptr : subwords.tgt}}) {
+      if (bpe) {
+        std::ofstream merges(a.run_dir + "/" + file);
+        for (const std::string& m : bpe->to_list()) merges << m << "\n";
+      } else {
+        std::error_code ec;
+        std::filesystem::remove(a.run_dir + "/" + file, ec);
+      }
     }
   };
   to.config_changes = [&](const std::string& saved, int64_t saved_world) {

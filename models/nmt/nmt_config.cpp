@@ -81,17 +81,30 @@ void add_data(ConfigSchema& s) {
   s.add_bool("data.lowercase", false, "Lowercase text before tokenising (output is then lowercase too).");
   bounded(s.add_int("data.bpe_merges", 0,
                     "Subword units: learn this many byte-pair-encoding merges (Sennrich et al. 2016) jointly on the "
-                    "training source and target words, and split every word into the units they make (pieces joined "
-                    "by `￭`, undone when detokenising); fewer when no pair is left that occurs twice. The "
-                    "vocabularies are built from the pieces and data.max_len counts them. The merges are stored in "
-                    "checkpoints and the run directory (bpe.merges.txt). 0 = whole words."),
+                    "training source and target words (or on each side's words apart: data.bpe_joint), and split "
+                    "every word into the units they make (pieces joined by `￭`, undone when detokenising); fewer "
+                    "when no pair is left that occurs twice. The vocabularies are built from the pieces and "
+                    "data.max_len counts them. The merges are stored in checkpoints and the run directory "
+                    "(bpe.merges.txt; bpe.src.merges.txt and bpe.tgt.merges.txt per side). 0 = whole words."),
           0, 10000000);
+  s.add_bool("data.bpe_joint", true,
+             "How data.bpe_merges are learned: one list on the source and target words together (true: a name or "
+             "a cognate is split alike on both sides, the usual choice for languages that share an alphabet), or "
+             "data.bpe_merges merges on each side's words apart, each side split by its own (false: for pairs "
+             "that share few words, such as other scripts, where joint merges go to pieces one side never uses). "
+             "Files of merges per side: data.bpe_codes with data.bpe_codes_tgt.");
   s.add_string("data.bpe_codes", "",
                "Subword units from a file of merges instead of learning them: one \"left right\" pair per line in "
                "the order they apply, a word's last symbol marked `</w>`. A run's bpe.merges.txt (to train "
                "another run on the same units), or the codes of subword-nmt's learn-bpe (version 0.2; its "
                "\"#version\" line is skipped). The merges are stored with the run as learned ones are. Empty = "
                "none; at most one of data.bpe_merges and data.bpe_codes is set." +
+                   rel);
+  s.add_string("data.bpe_codes_tgt", "",
+               "The target side's merges from this file (same format), data.bpe_codes then splitting the source "
+               "side only: per-side subword units read from files (a run's bpe.src.merges.txt and "
+               "bpe.tgt.merges.txt, or subword-nmt codes learned on each side). Empty = data.bpe_codes splits "
+               "both sides." +
                    rel);
   bounded(s.add_int("data.max_len", 50,
                     "Training pairs with more tokens than this on either side are skipped "
@@ -290,11 +303,19 @@ NmtConfig nmt_config_from(const Config& c) {
   d.min_freq = c.get_int("data.min_freq");
   d.lowercase = c.get_bool("data.lowercase");
   d.bpe_merges = c.get_int("data.bpe_merges");
+  d.bpe_joint = c.get_bool("data.bpe_joint");
   d.bpe_codes = c.get_string("data.bpe_codes");
+  d.bpe_codes_tgt = c.get_string("data.bpe_codes_tgt");
   if (d.bpe_merges > 0 && !d.bpe_codes.empty())
     LUONG_FAIL(
         "config: data.bpe_merges (", d.bpe_merges, ") and data.bpe_codes ('", d.bpe_codes,
         "') are both set: learn the merges or read them from the file, not both (data.bpe_merges: 0 reads the file)");
+  if (!d.bpe_codes_tgt.empty() && d.bpe_codes.empty())
+    LUONG_FAIL("config: data.bpe_codes_tgt ('", d.bpe_codes_tgt, "') is set but data.bpe_codes is not: per-side ",
+               "merges read from files need the source's in data.bpe_codes");
+  if (!d.bpe_joint && !d.bpe_codes.empty() && d.bpe_codes_tgt.empty())
+    LUONG_FAIL("config: data.bpe_joint is false but data.bpe_codes ('", d.bpe_codes, "') is one file for both ",
+               "sides: name the target's merges in data.bpe_codes_tgt (data.bpe_joint applies to learned merges)");
   d.max_len = c.get_int("data.max_len");
   d.pool_batches = c.get_int("data.pool_batches");
   d.sort_by = c.get_string("data.sort_by");
@@ -359,7 +380,8 @@ std::string nmt_config_reference() {
       "side is skipped and counted. Text is tokenised by luong's reversible tokenizer (documented in "
       "models/nmt/data/tokenizer.h): split on whitespace, punctuation separated from words with the joiner mark "
       "`￭` on the punctuation side, so translations detokenise to normal spacing; `data.lowercase` lowercases "
-      "first, and `data.bpe_merges` splits words into subword units (models/nmt/data/bpe.h). Batching "
+      "first, and `data.bpe_merges` splits words into subword units (models/nmt/data/bpe.h; joint or per side, "
+      "models/nmt/data/subwords.h). Batching "
       "(models/nmt/data/batching.h) sorts examples by length (`data.sort_by`) within pools of "
       "`data.pool_batches` batches and shuffles the batch order from `seed` and the epoch.\n\n"
       "Configs shipped in this directory: `tiny.yaml` (toy task from `luong gen-data --out data/toy`, used by "

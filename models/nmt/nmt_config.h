@@ -23,8 +23,10 @@ struct DataConfig {
   int64_t tgt_vocab_size = 8000;
   int64_t min_freq = 1;
   bool lowercase = false;
-  int64_t bpe_merges = 0;             // joint BPE merges learned on the training text; 0 = words
+  int64_t bpe_merges = 0;             // BPE merges learned on the training text; 0 = words
+  bool bpe_joint = true;              // learned on both sides' words together, or bpe_merges per side
   std::string bpe_codes;              // or BPE merges read from this file ("" = none)
+  std::string bpe_codes_tgt;          // the target's merges from this file (bpe_codes then the source's only)
   int64_t max_len = 50;               // training pairs with more tokens on either side are skipped
   int64_t pool_batches = 100;         // batches per length-sorting pool
   std::string sort_by = "longer_side";  // longer_side | source (data/batching.h, SortKey)

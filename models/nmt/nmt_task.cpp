@@ -36,13 +36,53 @@ std::string percent(double fraction) {
   return buf;
 }
 
-std::shared_ptr<const Corpus> load_corpus(const std::string& src, const std::string& tgt, const Tokenizer& tok,
+std::shared_ptr<const Corpus> load_corpus(const std::string& src, const std::string& tgt,
+                                          const TokenizerOptions& options, const Subwords& subwords,
                                           const Vocabulary& sv, const Vocabulary& tv, int64_t max_len) {
-  const TokenizedCorpus text = tokenize_files(src, tgt, tok);
+  const TokenizedCorpus text = tokenize_files(src, tgt, options, subwords);
   return std::make_shared<Corpus>(encode_corpus(text, sv, tv, max_len));
 }
 
+// The config's keys that made `mine`, for messages: "data.bpe_merges is 10000".
+std::string subword_setting(const DataConfig& d) {
+  if (d.bpe_codes.empty())
+    return str("data.bpe_merges is ", d.bpe_merges, d.bpe_joint ? "" : " with data.bpe_joint false");
+  return str("data.bpe_codes is '", d.bpe_codes, "'",
+             d.bpe_codes_tgt.empty() ? "" : str(" and data.bpe_codes_tgt '", d.bpe_codes_tgt, "'"));
+}
+
+// A run resumes only with the subword units its checkpoint was trained with (its vocabularies are pieces).
+void check_resumed_subwords(const DataConfig& d, const Subwords& mine, const Checkpoint& view) {
+  const Subwords stored = Subwords::load(view.state.strings, view.path);
+  if (mine.any() && !stored.any())
+    LUONG_FAIL("checkpoint ", view.path, " was trained on whole words (it has no BPE merges), but ", subword_setting(d),
+               " in this run's config (--set ",
+               d.bpe_codes.empty() ? "data.bpe_merges=0" : "data.bpe_codes='' --set data.bpe_codes_tgt=''",
+               " continues it; a new --run-dir starts on subwords)");
+  if (!mine.any() && stored.any())
+    LUONG_FAIL("checkpoint ", view.path, " was trained on BPE subword units (",
+               stored.is_joint() ? str(stored.src->merges(), " merges") : stored.describe(),
+               "), but this run's config sets neither data.bpe_merges nor data.bpe_codes (set the one the run ",
+               "was started with to continue)");
+  if (!mine.any()) return;
+  if (mine.is_joint() != stored.is_joint())
+    LUONG_FAIL("checkpoint ", view.path, " was trained on ", stored.is_joint() ? "joint" : "per-side", " BPE merges (",
+               stored.describe(), "), but ", subword_setting(d), " makes ", mine.is_joint() ? "joint" : "per-side",
+               " ones (", mine.describe(),
+               "): set data.bpe_joint / data.bpe_codes_tgt as the run was started to continue");
+  if (mine.is_joint()) {
+    check_string_list(view, Subwords::kJointKey, mine.src->to_list());
+  } else {
+    check_string_list(view, Subwords::kSrcKey, mine.src->to_list());
+    check_string_list(view, Subwords::kTgtKey, mine.tgt->to_list());
+  }
+}
+
 }  // namespace
+
+SubwordSettings subword_settings(const DataConfig& d) {
+  return {d.bpe_merges, d.bpe_joint, d.bpe_codes, d.bpe_codes_tgt};
+}
 
 std::string checkpoint_name(const std::string& parameter_name) {
   std::string out = "model/" + parameter_name;
@@ -55,15 +95,14 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
     : cfg_(cfg), group_(group), device_(group.device()), log_(log) {
   LUONG_CHECK(!cfg.data.train_src.empty() && !cfg.data.train_tgt.empty(),
               "data.train_src and data.train_tgt must name the training files");
-  tokenizer_ = Tokenizer(TokenizerOptions{cfg.data.lowercase});
-  TokenizedCorpus text = tokenize_files(cfg.data.train_src, cfg.data.train_tgt, tokenizer_);
+  const TokenizerOptions words{cfg.data.lowercase};
+  TokenizedCorpus text = tokenize_files(cfg.data.train_src, cfg.data.train_tgt, words, Subwords{});
   // Learned from the training words on every start, or read from data.bpe_codes (a resumed run checks them
   // against its checkpoint's): the same text or file gives the same merges.
   std::string bpe_log;
-  if (auto bpe = run_subwords(text, cfg.data.bpe_merges, cfg.data.bpe_codes, bpe_log)) {
-    log(bpe_log);
-    tokenizer_ = Tokenizer(TokenizerOptions{cfg.data.lowercase}, std::move(bpe));
-  }
+  subwords_ = run_subwords(text, subword_settings(cfg.data), bpe_log);
+  if (subwords_.any()) log(bpe_log);
+  tokenizer_ = Tokenizer(words, subwords_.src);
   if (vocabs) {
     src_vocab_ = std::move(vocabs->first), tgt_vocab_ = std::move(vocabs->second);
   } else {
@@ -85,7 +124,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   LUONG_CHECK(!train_->examples.empty(), "no training pairs left in ", cfg.data.train_src, " / ", cfg.data.train_tgt,
               " (", train_->stats.summary(), ")");
   if (!cfg.data.valid_src.empty()) {
-    valid_ = load_corpus(cfg.data.valid_src, cfg.data.valid_tgt, tokenizer_, src_vocab_, tgt_vocab_, 0);
+    valid_ = load_corpus(cfg.data.valid_src, cfg.data.valid_tgt, words, subwords_, src_vocab_, tgt_vocab_, 0);
     log(str("valid: ", valid_->stats.summary()));
     // A validation of nothing would report perplexity exp(0 / 0) = 0 as the best, and early stopping and the
     // plateau schedule would act on it.
@@ -339,7 +378,7 @@ void NmtTask::save_state(StateDict& out) const {
   out.strings["data/sort_by"] = sort_key_name(iterator_->options().sort_key);
   out.strings["vocab/src"] = join_string_list(src_vocab_.to_tokens());
   out.strings["vocab/tgt"] = join_string_list(tgt_vocab_.to_tokens());
-  if (tokenizer_.bpe()) out.strings["bpe/merges"] = join_string_list(tokenizer_.bpe()->to_list());
+  subwords_.save(out.strings);
 }
 
 void NmtTask::load_state(const StateDict& in, const std::string& source) {
@@ -347,20 +386,7 @@ void NmtTask::load_state(const StateDict& in, const std::string& source) {
   view.state = in;
   view.path = source;  // the mismatch errors name it: "checkpoint <source>: parameter ..."
   // Tokens are read through the merges, so a checkpoint resumes only with the ones it was trained with.
-  if (tokenizer_.bpe()) {
-    const std::string setting = cfg_.data.bpe_codes.empty() ? str("data.bpe_merges is ", cfg_.data.bpe_merges)
-                                                            : str("data.bpe_codes is '", cfg_.data.bpe_codes, "'");
-    const std::string unset = cfg_.data.bpe_codes.empty() ? "data.bpe_merges=0" : "data.bpe_codes=''";
-    LUONG_CHECK(in.strings.count("bpe/merges"), "checkpoint ", source,
-                " was trained on whole words (it has no BPE merges), but ", setting, " in this run's config (--set ",
-                unset, " continues it; a new --run-dir starts on subwords)");
-    check_string_list(view, "bpe/merges", tokenizer_.bpe()->to_list());
-  } else if (in.strings.count("bpe/merges")) {
-    LUONG_FAIL("checkpoint ", source, " was trained on BPE subword units (",
-               split_string_list(in.strings.at("bpe/merges")).size(),
-               " merges), but this run's config sets neither data.bpe_merges nor data.bpe_codes (set the one the run ",
-               "was started with to continue)");
-  }
+  check_resumed_subwords(cfg_.data, subwords_, view);
   check_string_list(view, "vocab/src", src_vocab_.to_tokens());
   check_string_list(view, "vocab/tgt", tgt_vocab_.to_tokens());
   StateDict dest;

@@ -14,6 +14,8 @@
 #include "framework/dist/process_group.h"
 #include "framework/train/train_task.h"
 #include "models/nmt/data/batch_iterator.h"
+#include "models/nmt/data/corpus.h"
+#include "models/nmt/data/subwords.h"
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/vocabulary.h"
 #include "models/nmt/model.h"
@@ -44,8 +46,11 @@ class NmtTask : public TrainTask {
   NmtModel& model() { return *model_; }
   const Vocabulary& src_vocab() const { return src_vocab_; }
   const Vocabulary& tgt_vocab() const { return tgt_vocab_; }
-  // Words to tokens as this run reads them (with its BPE when data.bpe_merges > 0).
+  // Source words to tokens as this run reads them (with the source's BPE, if any); its detokenize() serves
+  // the target too (the joiner marks undo any split).
   const Tokenizer& tokenizer() const { return tokenizer_; }
+  // Each side's BPE (null sides for whole words).
+  const Subwords& subwords() const { return subwords_; }
   // A hash of the vocabularies and every encoded training and validation pair: equal on two processes
   // only if they train on the same data (launch/rank_agreement.h compares it across an mpirun job).
   uint64_t data_fingerprint() const;
@@ -56,6 +61,7 @@ class NmtTask : public TrainTask {
   ProcessGroup& group_;
   Device device_;
   Tokenizer tokenizer_;
+  Subwords subwords_;
   Vocabulary src_vocab_, tgt_vocab_;
   std::shared_ptr<const Corpus> train_, valid_;
   // With validation BLEU and chrF (train.valid_bleu, or train.valid_metric bleu or chrf): the validation source lines
@@ -75,6 +81,9 @@ class NmtTask : public TrainTask {
   int64_t step_ = 0;  // steps taken, for the dropout stream
   std::function<void(const std::string&)> log_;
 };
+
+// The data.bpe_* keys as run_subwords (data/corpus.h) takes them.
+SubwordSettings subword_settings(const DataConfig& data);
 
 // Parameter name "encoder.lstm.0.weight_ih" -> checkpoint path "model/encoder/lstm/0/weight_ih".
 std::string checkpoint_name(const std::string& parameter_name);

@@ -6,6 +6,7 @@
 
 #include "framework/io/checkpoint.h"
 #include "models/nmt/data/bpe.h"
+#include "models/nmt/data/subwords.h"
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/utf8.h"
@@ -25,22 +26,11 @@ Vocabulary stored_vocabulary(const Checkpoint& ckpt, const std::string& path, co
   }
 }
 
-// The BPE merges stored with a model trained on subword units (null for whole words).
-std::shared_ptr<const Bpe> stored_bpe(const Checkpoint& ckpt, const std::string& path) {
-  const auto it = ckpt.state.strings.find("bpe/merges");
-  if (it == ckpt.state.strings.end()) return nullptr;
-  try {
-    return std::make_shared<const Bpe>(Bpe::from_list(split_string_list(it->second)));
-  } catch (const Error& e) {
-    LUONG_FAIL("checkpoint ", path, ": 'bpe/merges': ", e.what());
-  }
-}
-
 // One checkpoint's config, vocabularies and model (on `device`).
 struct LoadedModel {
   NmtConfig cfg;
   Vocabulary src_vocab, tgt_vocab;
-  std::shared_ptr<const Bpe> bpe;
+  Subwords subwords;  // null sides for whole words
   std::unique_ptr<NmtModel> model;
 };
 
@@ -55,7 +45,7 @@ LoadedModel load_model(const std::string& checkpoint, Device device) {
   m.cfg = nmt_config_from(config);
   m.src_vocab = stored_vocabulary(ckpt, checkpoint, "vocab/src");
   m.tgt_vocab = stored_vocabulary(ckpt, checkpoint, "vocab/tgt");
-  m.bpe = stored_bpe(ckpt, checkpoint);
+  m.subwords = Subwords::load(strings, checkpoint);
   ModelConfig mc = m.cfg.model;
   mc.src_vocab = m.src_vocab.size();
   mc.tgt_vocab = m.tgt_vocab.size();
@@ -94,12 +84,12 @@ Translator::Translator(const std::vector<std::string>& checkpoints, Device devic
       cfg_ = m.cfg;
       src_vocab_ = m.src_vocab;
       tgt_vocab_ = m.tgt_vocab;
-      tokenizer_ = Tokenizer(TokenizerOptions{cfg_.data.lowercase}, m.bpe);
+      subwords_ = m.subwords;
+      tokenizer_ = Tokenizer(TokenizerOptions{cfg_.data.lowercase}, subwords_.src);
     } else {
-      if (!same_subwords(m.bpe.get(), tokenizer_.bpe().get()))
+      if (!same_subwords(m.subwords, subwords_))
         LUONG_FAIL("ensemble: checkpoint ", checkpoints[i], " splits words into other subword units than ",
-                   checkpoints[0], " (", describe_subwords(m.bpe.get()), " vs ",
-                   describe_subwords(tokenizer_.bpe().get()),
+                   checkpoints[0], " (", m.subwords.describe(), " vs ", subwords_.describe(),
                    "); the members of an ensemble must read the same tokens");
       for (const auto& [side, mine, first] :
            {std::tuple{"source", &m.src_vocab, &src_vocab_}, std::tuple{"target", &m.tgt_vocab, &tgt_vocab_}})

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "models/nmt/beam_search.h"
+#include "models/nmt/data/subwords.h"
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/vocabulary.h"
 #include "models/nmt/ensemble.h"
@@ -47,13 +48,17 @@ class Translator {
   const NmtConfig& config() const { return cfg_; }
   const Vocabulary& src_vocab() const { return src_vocab_; }
   const Vocabulary& tgt_vocab() const { return tgt_vocab_; }
+  // The source side's tokenizer (its detokenize() serves the target too: joiner marks undo any split).
   const Tokenizer& tokenizer() const { return tokenizer_; }
+  // Each side's BPE, as the model was trained (tokenize_corpus of a reference text needs the target's).
+  const Subwords& subwords() const { return subwords_; }
   Device device() const { return device_; }
 
  private:
   NmtConfig cfg_;
   Vocabulary src_vocab_, tgt_vocab_;
   Tokenizer tokenizer_;
+  Subwords subwords_;
   std::vector<std::unique_ptr<NmtModel>> models_;
   std::unique_ptr<Ensemble> ensemble_;
   Device device_;
@@ -64,7 +69,7 @@ class Translator {
 struct TextSide {
   const Vocabulary& src_vocab;
   const Vocabulary& tgt_vocab;
-  const Tokenizer& tokenizer;
+  const Tokenizer& tokenizer;  // the source's (its BPE); detokenises the target too
   bool reverse_source = false;
 };
 

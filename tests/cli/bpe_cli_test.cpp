@@ -1,7 +1,8 @@
 // Training on BPE subword units (data.bpe_merges): the merges go with the run (bpe.merges.txt, the
 // checkpoint), eval and translate read them from the checkpoint and print whole words, a resumed run equals
 // an uninterrupted one, and a checkpoint is never read through other merges than its own. data.bpe_codes reads
-// the merges from a file instead: a run on another run's bpe.merges.txt trains as that run did.
+// the merges from a file instead: a run on another run's bpe.merges.txt trains as that run did. Per-side merges
+// (data.bpe_joint: false, data.bpe_codes_tgt) go with the run the same way, under their own names.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -170,6 +171,92 @@ TEST_F(BpeCliTest, ACheckpointIsNeverReadThroughOtherMerges) {
   // The refused resumes left the runs as they were.
   EXPECT_TRUE(std::filesystem::exists(checkpoint_path(subwords, 20)));
   EXPECT_FALSE(std::filesystem::exists(checkpoint_path(subwords, 40)));
+}
+
+TEST_F(BpeCliTest, PerSideMergesGoWithTheRunAndEvalReadsEachSideThroughItsOwn) {
+  const std::string run = fresh_dir("bpe_cli_per_side");
+  const RunResult r = run_luong(train(run, 200, "--set data.bpe_merges=40 --set data.bpe_joint=false --json"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const double best_valid_ppl = nlohmann::json::parse(r.output.substr(r.output.rfind('{')))["best_valid_ppl"];
+  // Each side's merges are those of its own training words.
+  const nmt::TokenizedCorpus words =
+      nmt::tokenize_corpus(nmt::read_parallel(data_ + "/train.src", data_ + "/train.tgt"), nmt::Tokenizer());
+  std::vector<std::vector<std::string>> src, tgt;
+  for (size_t i = 0; i < words.src.size(); ++i)
+    src.push_back(words.strings(words.src, i)), tgt.push_back(words.strings(words.tgt, i));
+  // The toy source has few word types: no pair is left twice after 16 merges.
+  const std::vector<std::string> src_merges = nmt::Bpe::learn({&src}, 40).to_list();
+  ASSERT_EQ(src_merges.size(), 16u);
+  const std::vector<std::string> tgt_merges = nmt::Bpe::learn({&tgt}, 40).to_list();
+  ASSERT_NE(src_merges, tgt_merges);
+  ASSERT_NE(src_merges, nmt::Bpe::learn({&src, &tgt}, 40).to_list());
+  EXPECT_EQ(lines_of(run + "/bpe.src.merges.txt"), src_merges);
+  EXPECT_EQ(lines_of(run + "/bpe.tgt.merges.txt"), tgt_merges);
+  EXPECT_FALSE(std::filesystem::exists(run + "/bpe.merges.txt"));
+  const Checkpoint best = load_checkpoint(best_checkpoint_path(run));
+  EXPECT_EQ(split_string_list(best.state.strings.at("bpe/merges_src")), src_merges);
+  EXPECT_EQ(split_string_list(best.state.strings.at("bpe/merges_tgt")), tgt_merges);
+  EXPECT_FALSE(best.state.strings.count("bpe/merges"));
+
+  // eval reads the references through the target's merges, as training did: the same perplexity.
+  const RunResult e = run_luong("eval --checkpoint " + best_checkpoint_path(run) + " --src " + data_ +
+                                "/valid.src --ref " + data_ + "/valid.tgt --json 2>/dev/null");
+  ASSERT_EQ(e.status, 0) << e.output;
+  const auto j = nlohmann::json::parse(e.output);
+  EXPECT_GT(j["bleu"].get<double>(), 0.0) << "the model learned nothing: " << e.output;
+  EXPECT_NEAR(j["ppl"].get<double>(), best_valid_ppl, 1e-4 * best_valid_ppl) << e.output;
+  const RunResult t = run_luong("translate --checkpoint " + best_checkpoint_path(run) + " < " + data_ + "/test.src");
+  ASSERT_EQ(t.status, 0) << t.output;
+  EXPECT_EQ(t.output.find(kJoinerText), std::string::npos) << "pieces were not joined: " << t.output;
+  EXPECT_EQ(std::count(t.output.begin(), t.output.end(), '\n'), 10) << t.output;
+
+  // A run on the two files trains as the run that learned them (kept outside the run directory).
+  const std::string codes = fresh_dir("bpe_cli_per_side_codes"), read = fresh_dir("bpe_cli_per_side_read");
+  std::filesystem::copy_file(run + "/bpe.src.merges.txt", codes + "/src.txt");
+  std::filesystem::copy_file(run + "/bpe.tgt.merges.txt", codes + "/tgt.txt");
+  const std::string from_files =
+      "--set data.bpe_codes=" + codes + "/src.txt --set data.bpe_codes_tgt=" + codes + "/tgt.txt";
+  const RunResult f = run_luong(train(read, 20, from_files));
+  ASSERT_EQ(f.status, 0) << f.output;
+  expect_same_parameters(checkpoint_path(run, 20), checkpoint_path(read, 20));
+
+  // Never read through joint merges, or the sides' files swapped; nor mixed with a joint model.
+  const std::string joint = fresh_dir("bpe_cli_per_side_joint");
+  ASSERT_EQ(run_luong(train(joint, 20, "--set data.bpe_merges=40")).status, 0);
+  const std::string swapped =
+      "--set data.bpe_codes=" + codes + "/tgt.txt --set data.bpe_codes_tgt=" + codes + "/src.txt";
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {train(read, 40, "--resume auto --set data.bpe_merges=40"),
+       "was trained on per-side BPE merges (16 source BPE merges and 40 target BPE merges), but data.bpe_merges is "
+       "40 makes joint ones"},
+      {train(joint, 40, "--resume auto --set data.bpe_merges=40 --set data.bpe_joint=false"),
+       "was trained on joint BPE merges (40 BPE merges), but data.bpe_merges is 40 with data.bpe_joint false makes "
+       "per-side ones"},
+      {train(read, 40, "--resume auto " + swapped), "'bpe/merges_src'"},
+      {"translate --checkpoint " + best_checkpoint_path(run) + " " + best_checkpoint_path(joint) + " < " + data_ +
+           "/test.src",
+       "(40 BPE merges vs 16 source BPE merges and 40 target BPE merges)"},
+      {"average -o " + joint + "/avg.h5 " + checkpoint_path(run, 20) + " " + checkpoint_path(joint, 20),
+       "'bpe/merges' is in " + checkpoint_path(joint, 20) + " but missing from " + checkpoint_path(run, 20)},
+  };
+  for (const auto& [args, message] : refused) {
+    const RunResult x = run_luong(args);
+    EXPECT_EQ(x.status, 1) << args << "\n" << x.output;
+    EXPECT_NE(x.output.find(message), std::string::npos) << args << "\n" << x.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(checkpoint_path(read, 40))) << "a refused resume trained";
+  // Settings that cannot mean per-side files are refused before anything is read.
+  const std::vector<std::pair<std::string, std::string>> bad_settings = {
+      {"--set data.bpe_codes_tgt=" + codes + "/tgt.txt",
+       "data.bpe_codes_tgt ('" + codes + "/tgt.txt') is set but data.bpe_codes is not"},
+      {"--set data.bpe_joint=false --set data.bpe_codes=" + codes + "/src.txt",
+       "data.bpe_joint is false but data.bpe_codes ('" + codes + "/src.txt') is one file for both sides"},
+  };
+  for (const auto& [extra, message] : bad_settings) {
+    const RunResult x = run_luong(train(fresh_dir("bpe_cli_per_side_bad"), 20, extra));
+    EXPECT_NE(x.status, 0) << extra << "\n" << x.output;
+    EXPECT_NE(x.output.find(message), std::string::npos) << extra << "\n" << x.output;
+  }
 }
 
 }  // namespace

@@ -191,9 +191,9 @@ TEST_F(TrainPrecisionTest, EvalUsesTheCheckpointsPrecision) {
 
   const nmt::Translator translator(ckpt, Device::cpu());
   EXPECT_EQ(translator.config().train.precision, "bf16");
-  const nmt::Corpus corpus = nmt::encode_corpus(nmt::tokenize_corpus(nmt::read_parallel(src, ref),
-                                                                     translator.tokenizer()),
-                                                translator.src_vocab(), translator.tgt_vocab(), 0);
+  const nmt::Corpus corpus = nmt::encode_corpus(
+      nmt::tokenize_corpus(nmt::read_parallel(src, ref), translator.tokenizer().options(), translator.subwords()),
+      translator.src_vocab(), translator.tgt_vocab(), 0);
   auto ppl_in = [&](GemmPrecision p) {
     const GemmPrecisionGuard guard(p);
     const ValidationResult v = nmt::evaluate_loss(translator.model(), corpus, 32, Device::cpu());

@@ -2,9 +2,9 @@
 // Rare Words with Subword Units", ACL 2016), on top of the word tokenizer (tokenizer.h).
 //
 // Learning: each word type of the training text (both sides together: a joint encoding, so a name is split
-// alike in source and target) starts as its code points, the last one marked as the end of the word. The
-// most frequent adjacent pair of symbols, counted over word frequencies, is merged into one new symbol, and
-// again, until `max_merges` merges or until no pair occurs twice. Ties go to the pair whose symbols compare
+// alike in source and target; or one side's, subwords.h) starts as its code points, the last one marked as the end of
+// the word. The most frequent adjacent pair of symbols, counted over word frequencies, is merged into one new symbol,
+// and again, until `max_merges` merges or until no pair occurs twice. Ties go to the pair whose symbols compare
 // smallest (bytewise), so the merges depend on the text only.
 //
 // Segmenting a word: start from its code points and apply the learned merges in the order they were

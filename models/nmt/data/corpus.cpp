@@ -57,8 +57,12 @@ std::vector<std::string> TokenizedCorpus::strings(const TokenizedSide& side, siz
 }
 
 TokenizedCorpus tokenize_corpus(ParallelText text, const Tokenizer& tokenizer) {
+  return tokenize_corpus(std::move(text), tokenizer.options(), Subwords::joint(tokenizer.bpe()));
+}
+
+TokenizedCorpus tokenize_corpus(ParallelText text, const TokenizerOptions& options, const Subwords& subwords) {
   // Words first, then the subword split of each distinct word once (segment_corpus).
-  const Tokenizer words(tokenizer.options());
+  const Tokenizer words(options);
   TokenizedCorpus out;
   out.lines = text.lines;
   out.empty_skipped = text.empty_skipped;
@@ -70,12 +74,17 @@ TokenizedCorpus tokenize_corpus(ParallelText text, const Tokenizer& tokenizer) {
       std::string().swap(line);  // released now, not when the whole text is done
     }
   }
-  if (tokenizer.bpe()) segment_corpus(out, *tokenizer.bpe());
+  segment_corpus(out, subwords);
   return out;
 }
 
 TokenizedCorpus tokenize_files(const std::string& src_path, const std::string& tgt_path, const Tokenizer& tokenizer) {
-  const Tokenizer words(tokenizer.options());
+  return tokenize_files(src_path, tgt_path, tokenizer.options(), Subwords::joint(tokenizer.bpe()));
+}
+
+TokenizedCorpus tokenize_files(const std::string& src_path, const std::string& tgt_path,
+                               const TokenizerOptions& options, const Subwords& subwords) {
+  const Tokenizer words(options);
   FileLines src(src_path), tgt(tgt_path);
   TokenizedCorpus out;
   for (;;) {
@@ -99,28 +108,55 @@ TokenizedCorpus tokenize_files(const std::string& src_path, const std::string& t
     add_sentence(words, *t, out.tokens, out.tgt);
     out.line_numbers.push_back(out.lines);
   }
-  if (tokenizer.bpe()) segment_corpus(out, *tokenizer.bpe());
+  segment_corpus(out, subwords);
   return out;
 }
 
-void segment_corpus(TokenizedCorpus& text, const Bpe& bpe) {
-  // Each distinct token is split once; the table keeps the (now unused) whole words.
-  const int32_t types = text.tokens.size();
+namespace {
+
+// The pieces (as token numbers) of each of the table's first `types` tokens that `sides` use (all of them when
+// `sides` is empty): each distinct token is split once; the table keeps the (now unused) whole words.
+std::vector<std::vector<int32_t>> pieces_of_tokens(TokenTable& table, int32_t types, const Bpe& bpe,
+                                                   const std::vector<const TokenizedSide*>& sides) {
+  std::vector<char> used(static_cast<size_t>(types), sides.empty());
+  for (const TokenizedSide* side : sides)
+    for (int32_t t : side->all_tokens()) used[static_cast<size_t>(t)] = 1;
   std::vector<std::vector<int32_t>> pieces_of(static_cast<size_t>(types));
   std::vector<std::string> pieces;
   for (int32_t t = 0; t < types; ++t) {
+    if (!used[static_cast<size_t>(t)]) continue;
     pieces.clear();
-    bpe.segment(text.tokens.text(t), pieces);
-    for (std::string& piece : pieces) pieces_of[static_cast<size_t>(t)].push_back(text.tokens.intern(std::move(piece)));
+    bpe.segment(table.text(t), pieces);
+    for (std::string& piece : pieces) pieces_of[static_cast<size_t>(t)].push_back(table.intern(std::move(piece)));
   }
-  for (TokenizedSide* side : {&text.src, &text.tgt}) {
+  return pieces_of;
+}
+
+}  // namespace
+
+void segment_corpus(TokenizedCorpus& text, const Subwords& subwords) {
+  if (!subwords.any()) return;
+  // Only the word types before splitting are split: pieces the first side's split adds are not words.
+  const int32_t types = text.tokens.size();
+  std::vector<std::vector<int32_t>> src_pieces, tgt_pieces;
+  // Per side, a side's merges split only its own words (a German word through English merges would add pieces
+  // nothing uses to the table).
+  const bool joint = subwords.is_joint();
+  using Sides = std::vector<const TokenizedSide*>;
+  if (subwords.src)
+    src_pieces = pieces_of_tokens(text.tokens, types, *subwords.src, joint ? Sides{} : Sides{&text.src});
+  if (subwords.tgt && !joint) tgt_pieces = pieces_of_tokens(text.tokens, types, *subwords.tgt, Sides{&text.tgt});
+  const std::vector<std::vector<int32_t>>* src_split = &src_pieces;
+  const std::vector<std::vector<int32_t>>* tgt_split = joint ? &src_pieces : &tgt_pieces;
+  for (auto [side, pieces_of] : {std::pair{&text.src, src_split}, std::pair{&text.tgt, tgt_split}}) {
+    if (pieces_of->empty()) continue;  // that side stays in words
     size_t n = 0;
-    for (int32_t t : side->all_tokens()) n += pieces_of[static_cast<size_t>(t)].size();
+    for (int32_t t : side->all_tokens()) n += (*pieces_of)[static_cast<size_t>(t)].size();
     TokenizedSide split;
     split.reserve(side->size(), n);
     for (size_t i = 0; i < side->size(); ++i) {
       for (int32_t t : (*side)[i])
-        for (int32_t piece : pieces_of[static_cast<size_t>(t)]) split.push_token(piece);
+        for (int32_t piece : (*pieces_of)[static_cast<size_t>(t)]) split.push_token(piece);
       split.end_sentence();
     }
     *side = std::move(split);
@@ -141,24 +177,51 @@ std::unordered_map<std::string, int64_t> count_tokens(const TokenizedCorpus& tex
 std::shared_ptr<const Bpe> learn_subwords(TokenizedCorpus& text, int64_t merges) {
   if (merges == 0) return nullptr;
   auto bpe = std::make_shared<const Bpe>(Bpe::learn_from_counts(count_tokens(text, {&text.src, &text.tgt}), merges));
-  segment_corpus(text, *bpe);
+  segment_corpus(text, Subwords::joint(bpe));
   return bpe;
 }
 
-std::shared_ptr<const Bpe> run_subwords(TokenizedCorpus& text, int64_t merges, const std::string& codes,
-                                        std::string& log_line) {
-  log_line.clear();
-  if (codes.empty()) {
-    auto bpe = learn_subwords(text, merges);
-    if (bpe) log_line = str("bpe: ", bpe->merges(), " merges", bpe->merges() < merges ? " (no pair left twice)" : "");
-    return bpe;
-  }
+namespace {
+
+std::string learned_merges(const Bpe& bpe, int64_t asked) {
+  return str(bpe.merges(), " merges", bpe.merges() < asked ? " (no pair left twice)" : "");
+}
+
+std::shared_ptr<const Bpe> read_merges_file(const std::string& path, std::string& log_part) {
   int64_t repeats = 0;
-  auto bpe = std::make_shared<const Bpe>(Bpe::read_codes(codes, repeats));
-  segment_corpus(text, *bpe);
-  log_line = str("bpe: ", bpe->merges(), " merges from ", codes,
+  auto bpe = std::make_shared<const Bpe>(Bpe::read_codes(path, repeats));
+  log_part = str(bpe->merges(), " merges from ", path,
                  repeats ? str(" (", repeats, " repeated pairs skipped: only the first of each applies)") : "");
   return bpe;
+}
+
+}  // namespace
+
+Subwords run_subwords(TokenizedCorpus& text, const SubwordSettings& s, std::string& log_line) {
+  log_line.clear();
+  Subwords out;
+  if (!s.codes.empty() && !s.codes_tgt.empty()) {
+    std::string src_log, tgt_log;
+    out.src = read_merges_file(s.codes, src_log);
+    out.tgt = read_merges_file(s.codes_tgt, tgt_log);
+    log_line = str("bpe per side: source ", src_log, ", target ", tgt_log);
+  } else if (!s.codes.empty()) {
+    std::string part;
+    out = Subwords::joint(read_merges_file(s.codes, part));
+    log_line = "bpe: " + part;
+  } else if (s.merges > 0 && s.joint) {
+    out = Subwords::joint(
+        std::make_shared<const Bpe>(Bpe::learn_from_counts(count_tokens(text, {&text.src, &text.tgt}), s.merges)));
+    log_line = "bpe: " + learned_merges(*out.src, s.merges);
+  } else if (s.merges > 0) {
+    // Each side's merges from its own words' counts: the same learner, fed one side.
+    out.src = std::make_shared<const Bpe>(Bpe::learn_from_counts(count_tokens(text, text.src), s.merges));
+    out.tgt = std::make_shared<const Bpe>(Bpe::learn_from_counts(count_tokens(text, text.tgt), s.merges));
+    log_line = str("bpe per side: source ", learned_merges(*out.src, s.merges), ", target ",
+                   learned_merges(*out.tgt, s.merges));
+  }
+  segment_corpus(text, out);
+  return out;
 }
 
 Corpus encode_corpus(const TokenizedCorpus& text, const Vocabulary& src_vocab, const Vocabulary& tgt_vocab,

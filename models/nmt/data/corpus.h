@@ -13,6 +13,7 @@
 
 #include "models/nmt/data/example_list.h"
 #include "models/nmt/data/interned_tokens.h"
+#include "models/nmt/data/subwords.h"
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/vocabulary.h"
@@ -32,20 +33,30 @@ struct TokenizedCorpus {
 // Tokens of each line, as tokenizer.tokenize gives them (subword pieces when the tokenizer has a BPE). The
 // text's lines are released as they are tokenized (move a corpus in: both copies would be the start-up peak).
 TokenizedCorpus tokenize_corpus(ParallelText text, const Tokenizer& tokenizer);
-// The same corpus as tokenize_corpus(read_parallel(src_path, tgt_path), tokenizer), with its checks and error
+// The same with each side split by its own BPE of `subwords` (the tokenizer's options for the words).
+TokenizedCorpus tokenize_corpus(ParallelText text, const TokenizerOptions& options, const Subwords& subwords);
+// The same corpus as tokenize_corpus(read_parallel(src_path, tgt_path), ...), with its checks and error
 // messages, read line by line: a file's text is never held whole (the training and validation sets).
 TokenizedCorpus tokenize_files(const std::string& src_path, const std::string& tgt_path, const Tokenizer& tokenizer);
-// Splits the word tokens of both sides into BPE pieces, as Tokenizer::tokenize with that BPE would.
-class Bpe;
-void segment_corpus(TokenizedCorpus& text, const Bpe& bpe);
+TokenizedCorpus tokenize_files(const std::string& src_path, const std::string& tgt_path,
+                               const TokenizerOptions& options, const Subwords& subwords);
+// Splits the word tokens of each side into the pieces of that side's BPE, as Tokenizer::tokenize with it would.
+void segment_corpus(TokenizedCorpus& text, const Subwords& subwords);
 // data.bpe_merges: learns `merges` joint merges on both sides' words and splits the text with them; null (and
 // the text unchanged) when `merges` is 0.
 std::shared_ptr<const Bpe> learn_subwords(TokenizedCorpus& text, int64_t merges);
-// A run's subword encoding (NmtTask and dump-step): `merges` learned (data.bpe_merges), or the merges of the
-// file `codes` (data.bpe_codes; at most one of the two is set), applied to the text. Null, the text unchanged,
-// for words. `log_line` says which ("bpe: 10000 merges", "bpe: 9998 merges from codes.txt").
-std::shared_ptr<const Bpe> run_subwords(TokenizedCorpus& text, int64_t merges, const std::string& codes,
-                                        std::string& log_line);
+
+// How a run gets its subword units (the data.bpe_* keys of nmt_config.h): `merges` learned jointly on both
+// sides' words or, with joint false, `merges` on each side's words apart; or read from the file `codes` (for
+// both sides, or for the source only when `codes_tgt` names the target's). At most one of merges and codes.
+struct SubwordSettings {
+  int64_t merges = 0;
+  bool joint = true;
+  std::string codes, codes_tgt;
+};
+// A run's subword encoding (NmtTask and dump-step), applied to the text; null sides, the text unchanged, for
+// words. `log_line` says which ("bpe: 10000 merges", "bpe: 9998 merges from codes.txt", "bpe per side: ...").
+Subwords run_subwords(TokenizedCorpus& text, const SubwordSettings& settings, std::string& log_line);
 // How often each token occurs in the given sides (Vocabulary::build's input).
 std::unordered_map<std::string, int64_t> count_tokens(const TokenizedCorpus& text,
                                                       const std::vector<const TokenizedSide*>& sides);
