@@ -59,16 +59,22 @@ TEST_F(DistTrainTest, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
 }
 
 // BPE merges are learned by every rank from its own copy of the data: they agree (the data check would refuse
-// ranks that read different tokens), and 2 ranks on subword units train as one process does.
+// ranks that read different tokens), and 2 ranks on subword units train as one process does, with joint
+// merges and with merges per side.
 TEST_F(DistTrainTest, TwoRanksOnSubwordUnitsEqualOneProcess) {
-  const std::string one = fresh_dir("dist_bpe_one"), two = fresh_dir("dist_bpe_two");
-  const RunResult r1 = run_luong(args(one, 16, 10, "--set data.bpe_merges=20"));
-  ASSERT_EQ(r1.status, 0) << r1.output;
-  const RunResult r2 = run_mpi(args(two, 8, 10, "--set data.bpe_merges=20"));
-  ASSERT_EQ(r2.status, 0) << r2.output;
-  EXPECT_LE(max_rel_diff(checkpoint_path(one, 10), checkpoint_path(two, 10)), 1e-6);
-  EXPECT_EQ(load_checkpoint(checkpoint_path(two, 10)).state.strings.at("bpe/merges"),
-            load_checkpoint(checkpoint_path(one, 10)).state.strings.at("bpe/merges"));
+  for (const auto& [form, keys] : {std::pair{std::string(""), std::vector<std::string>{"bpe/merges"}},
+                                   std::pair{std::string(" --set data.bpe_joint=false"),
+                                             std::vector<std::string>{"bpe/merges_src", "bpe/merges_tgt"}}}) {
+    SCOPED_TRACE(form.empty() ? "joint" : "per side");
+    const std::string one = fresh_dir("dist_bpe_one"), two = fresh_dir("dist_bpe_two");
+    const RunResult r1 = run_luong(args(one, 16, 10, "--set data.bpe_merges=20" + form));
+    ASSERT_EQ(r1.status, 0) << r1.output;
+    const RunResult r2 = run_mpi(args(two, 8, 10, "--set data.bpe_merges=20" + form));
+    ASSERT_EQ(r2.status, 0) << r2.output;
+    EXPECT_LE(max_rel_diff(checkpoint_path(one, 10), checkpoint_path(two, 10)), 1e-6);
+    const Checkpoint a = load_checkpoint(checkpoint_path(one, 10)), b = load_checkpoint(checkpoint_path(two, 10));
+    for (const std::string& key : keys) EXPECT_EQ(b.state.strings.at(key), a.state.strings.at(key)) << key;
+  }
 }
 
 // Gradient accumulation: one process training each step's batch in 2 parts takes the steps of 2 processes,
