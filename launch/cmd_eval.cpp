@@ -27,6 +27,7 @@ struct EvalArgs {
   TranslateArgs t;
   std::string src, ref;
   bool json = false;
+  int chrf_word_order = 0;  // 2: chrF++
 };
 
 // The teacher-forced loss over every pair, in length-sorted chunks of a few batches so a progress line can
@@ -90,7 +91,9 @@ void run(EvalArgs a) {
   for (const auto& tr : translations) hyps.push_back(tr.text);
   write_attention_plots(a.t, translations);
   const bleu::BleuScore score = bleu::corpus_bleu(hyps, refs);
-  const chrf::ChrfScore chrf_score = chrf::corpus_chrf(hyps, refs);  // character n-grams: partial credit within words
+  // Character n-grams: partial credit within words (and word bigrams too for chrF++).
+  const chrf::ChrfScore chrf_score = chrf::corpus_chrf(hyps, refs, a.chrf_word_order);
+  const std::string chrf_signature = chrf::signature(a.chrf_word_order);
   if (a.json) {
     nlohmann::json result{{"checkpoint", a.t.checkpoints.front()},
                           {"src", a.src},
@@ -101,8 +104,8 @@ void run(EvalArgs a) {
                           {"bleu", score.score},
                           {"bleu_signature", bleu::signature()},
                           {"bleu_line", score.format()},
-                          {"chrf", chrf_score.score},
-                          {"chrf_signature", chrf::signature()},
+                          {"chrf", chrf_score.score},  // chrF2, or chrF2++ with --chrf-word-order 2
+                          {"chrf_signature", chrf_signature},
                           {"beam_size", a.t.beam},
                           {"length_penalty", a.t.length_penalty},
                           {"max_len_ratio", a.t.max_len_ratio},
@@ -112,7 +115,7 @@ void run(EvalArgs a) {
   } else {
     std::cout << "perplexity " << ppl << " over " << v.tokens << " target tokens\n"
               << score.format(2, bleu::signature()) << "\n"
-              << chrf_score.format(2, chrf::signature()) << "\n";
+              << chrf_score.format(2, chrf_signature) << "\n";
   }
   flush_stdout();
 }
@@ -124,6 +127,11 @@ const bool kRegistered = add_command([](CLI::App& app) {
   cmd->add_option("--src", args->src, "Source sentences, one per line")->required()->check(CLI::ExistingFile);
   cmd->add_option("--ref", args->ref, "Reference translations, one per line")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--json", args->json, "Print one JSON line for scripts");
+  cmd->add_option("--chrf-word-order", args->chrf_word_order,
+                  "Word n-gram order of chrF: 0 (chrF2), 2 (chrF2++, Popovic 2017; its signature says nw:2), as "
+                  "luong bleu and sacrebleu take it")
+      ->check(CLI::Range(0, chrf::kMaxWordOrder))
+      ->capture_default_str();
   cmd->callback([args] { run(*args); });
 });
 

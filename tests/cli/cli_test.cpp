@@ -92,6 +92,18 @@ TEST_F(CliTest, EvalPrintsPerplexityBleuAndChrfForPeopleAndScripts) {
   ASSERT_EQ(chrf.status, 0) << chrf.output;
   EXPECT_EQ(j["chrf"], nlohmann::json::parse(chrf.output)["score_unrounded"]);
   EXPECT_GT(j["chrf"].get<double>(), 50.0);
+  // chrF++ on request, as `luong bleu --chrf-word-order 2` scores the same translations.
+  const RunResult plusplus = run_luong(args + " --chrf-word-order 2 --json 2>/dev/null");
+  ASSERT_EQ(plusplus.status, 0) << plusplus.output;
+  const auto pj = nlohmann::json::parse(plusplus.output);
+  const RunResult chrf_pp = run_luong_shell(std::string(LUONG_BINARY) + " translate --checkpoint " + run_ +
+                                            "/best.h5 --beam 3 < " + data_ + "/test.src | " + LUONG_BINARY +
+                                            " bleu -m chrf --chrf-word-order 2 --json " + data_ + "/test.tgt");
+  ASSERT_EQ(chrf_pp.status, 0) << chrf_pp.output;
+  EXPECT_EQ(pj["chrf"], nlohmann::json::parse(chrf_pp.output)["score_unrounded"]);
+  EXPECT_NE(pj["chrf"], j["chrf"]);
+  EXPECT_EQ(pj["chrf_signature"], "nrefs:1|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0");
+  EXPECT_EQ(pj["bleu"], j["bleu"]);
   // A source that can be read only once (a pipe) gives the same result: each file is read once.
   const RunResult piped =
       run_luong_shell("cat " + data_ + "/test.src | " + LUONG_BINARY + " eval --checkpoint " + run_ +
