@@ -102,6 +102,9 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   std::string bpe_log;
   subwords_ = run_subwords(text, subword_settings(cfg.data), bpe_log);
   if (subwords_.any()) log(bpe_log);
+  if (!cfg.data.bpe_joint && !subwords_.any())
+    log("warning: data.bpe_joint = false has no effect without data.bpe_merges (it says how learned merges are "
+        "learned; the run trains on whole words)");
   tokenizer_ = Tokenizer(words, subwords_.src);
   if (vocabs) {
     src_vocab_ = std::move(vocabs->first), tgt_vocab_ = std::move(vocabs->second);

@@ -257,6 +257,12 @@ TEST_F(BpeCliTest, PerSideMergesGoWithTheRunAndEvalReadsEachSideThroughItsOwn) {
     EXPECT_NE(x.status, 0) << extra << "\n" << x.output;
     EXPECT_NE(x.output.find(message), std::string::npos) << extra << "\n" << x.output;
   }
+  // And one that does nothing says so.
+  const RunResult on_words = run_luong(train(fresh_dir("bpe_cli_per_side_words"), 1, "--set data.bpe_joint=false"));
+  EXPECT_EQ(on_words.status, 0) << on_words.output;
+  EXPECT_NE(on_words.output.find("warning: data.bpe_joint = false has no effect without data.bpe_merges"),
+            std::string::npos)
+      << on_words.output;
 }
 
 }  // namespace
