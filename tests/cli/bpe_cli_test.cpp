@@ -47,6 +47,34 @@ class BpeCliTest : public ::testing::Test {
            " --set train.valid_every=20 --set train.keep_checkpoints=0 --set optim.lr=0.01 " + extra;
   }
   static StateDict model_of(const std::string& path) { return load_checkpoint(path).state.sub("model"); }
+  using Sentences = std::vector<std::vector<std::string>>;
+  // The training text's words, each side's sentences: what merges are learned from.
+  static std::pair<Sentences, Sentences> training_words() {
+    const nmt::TokenizedCorpus words =
+        nmt::tokenize_corpus(nmt::read_parallel(data_ + "/train.src", data_ + "/train.tgt"), nmt::Tokenizer());
+    std::pair<Sentences, Sentences> out;
+    for (size_t i = 0; i < words.src.size(); ++i)
+      out.first.push_back(words.strings(words.src, i)), out.second.push_back(words.strings(words.tgt, i));
+    return out;
+  }
+  // Trains `run` for 200 steps with `extra` and checks what a run on subword units gives its users: eval reads
+  // the validation set through the checkpoint's merges, as training did (the same perplexity), and the model
+  // learned something; translate prints whole words, a line per source line.
+  static void train_and_check_eval_and_translate(const std::string& run, const std::string& extra) {
+    const RunResult r = run_luong(train(run, 200, extra + " --json"));
+    ASSERT_EQ(r.status, 0) << r.output;
+    const double best_valid_ppl = nlohmann::json::parse(r.output.substr(r.output.rfind('{')))["best_valid_ppl"];
+    const RunResult e = run_luong("eval --checkpoint " + best_checkpoint_path(run) + " --src " + data_ +
+                                  "/valid.src --ref " + data_ + "/valid.tgt --json 2>/dev/null");
+    ASSERT_EQ(e.status, 0) << e.output;
+    const auto j = nlohmann::json::parse(e.output);
+    EXPECT_GT(j["bleu"].get<double>(), 0.0) << "the model learned nothing: " << e.output;
+    EXPECT_NEAR(j["ppl"].get<double>(), best_valid_ppl, 1e-4 * best_valid_ppl) << e.output;
+    const RunResult t = run_luong("translate --checkpoint " + best_checkpoint_path(run) + " < " + data_ + "/test.src");
+    ASSERT_EQ(t.status, 0) << t.output;
+    EXPECT_EQ(t.output.find(kJoinerText), std::string::npos) << "pieces were not joined: " << t.output;
+    EXPECT_EQ(std::count(t.output.begin(), t.output.end(), '\n'), 10) << t.output;
+  }
   // Every parameter of the two checkpoints, bit for bit.
   static void expect_same_parameters(const std::string& path_a, const std::string& path_b) {
     const StateDict a = model_of(path_a), b = model_of(path_b);
@@ -63,15 +91,9 @@ std::string BpeCliTest::data_;
 
 TEST_F(BpeCliTest, TheMergesGoWithTheRunAndEvalAndTranslateReadWholeWords) {
   const std::string run = fresh_dir("bpe_cli_run");
-  const RunResult r = run_luong(train(run, 200, "--set data.bpe_merges=40 --json"));
-  ASSERT_EQ(r.status, 0) << r.output;
-  const double best_valid_ppl = nlohmann::json::parse(r.output.substr(r.output.rfind('{')))["best_valid_ppl"];
+  ASSERT_NO_FATAL_FAILURE(train_and_check_eval_and_translate(run, "--set data.bpe_merges=40"));
   // The merges are those of the training words of both sides, as the library learns them.
-  const nmt::TokenizedCorpus words =
-      nmt::tokenize_corpus(nmt::read_parallel(data_ + "/train.src", data_ + "/train.tgt"), nmt::Tokenizer());
-  std::vector<std::vector<std::string>> src, tgt;
-  for (size_t i = 0; i < words.src.size(); ++i)
-    src.push_back(words.strings(words.src, i)), tgt.push_back(words.strings(words.tgt, i));
+  const auto [src, tgt] = training_words();
   const std::vector<std::string> merges = nmt::Bpe::learn({&src, &tgt}, 40).to_list();
   ASSERT_EQ(merges.size(), 40u);
   EXPECT_EQ(lines_of(run + "/bpe.merges.txt"), merges);
@@ -84,19 +106,6 @@ TEST_F(BpeCliTest, TheMergesGoWithTheRunAndEvalAndTranslateReadWholeWords) {
     const std::string token = line.substr(0, line.find('\t'));
     return token.size() > kJoinerText.size() && token.ends_with(kJoinerText);
   })) << "no subword piece in the target vocabulary";
-
-  const RunResult e = run_luong("eval --checkpoint " + best_checkpoint_path(run) + " --src " + data_ +
-                                "/valid.src --ref " + data_ + "/valid.tgt --json 2>/dev/null");
-  ASSERT_EQ(e.status, 0) << e.output;
-  const auto j = nlohmann::json::parse(e.output);
-  EXPECT_GT(j["bleu"].get<double>(), 0.0) << "the model learned nothing: " << e.output;
-  // eval reads the validation set through the checkpoint's merges, as training did: the same perplexity.
-  EXPECT_NEAR(j["ppl"].get<double>(), best_valid_ppl, 1e-4 * best_valid_ppl) << e.output;
-
-  const RunResult t = run_luong("translate --checkpoint " + best_checkpoint_path(run) + " < " + data_ + "/test.src");
-  ASSERT_EQ(t.status, 0) << t.output;
-  EXPECT_EQ(t.output.find(kJoinerText), std::string::npos) << "pieces were not joined: " << t.output;
-  EXPECT_EQ(std::count(t.output.begin(), t.output.end(), '\n'), 10) << t.output;
 }
 
 TEST_F(BpeCliTest, AResumedRunEqualsAnUninterruptedOne) {
@@ -175,15 +184,11 @@ TEST_F(BpeCliTest, ACheckpointIsNeverReadThroughOtherMerges) {
 
 TEST_F(BpeCliTest, PerSideMergesGoWithTheRunAndEvalReadsEachSideThroughItsOwn) {
   const std::string run = fresh_dir("bpe_cli_per_side");
-  const RunResult r = run_luong(train(run, 200, "--set data.bpe_merges=40 --set data.bpe_joint=false --json"));
-  ASSERT_EQ(r.status, 0) << r.output;
-  const double best_valid_ppl = nlohmann::json::parse(r.output.substr(r.output.rfind('{')))["best_valid_ppl"];
+  // eval reads the references through the target's merges, translate the source through the source's.
+  ASSERT_NO_FATAL_FAILURE(
+      train_and_check_eval_and_translate(run, "--set data.bpe_merges=40 --set data.bpe_joint=false"));
   // Each side's merges are those of its own training words.
-  const nmt::TokenizedCorpus words =
-      nmt::tokenize_corpus(nmt::read_parallel(data_ + "/train.src", data_ + "/train.tgt"), nmt::Tokenizer());
-  std::vector<std::vector<std::string>> src, tgt;
-  for (size_t i = 0; i < words.src.size(); ++i)
-    src.push_back(words.strings(words.src, i)), tgt.push_back(words.strings(words.tgt, i));
+  const auto [src, tgt] = training_words();
   // The toy source has few word types: no pair is left twice after 16 merges.
   const std::vector<std::string> src_merges = nmt::Bpe::learn({&src}, 40).to_list();
   ASSERT_EQ(src_merges.size(), 16u);
@@ -197,18 +202,6 @@ TEST_F(BpeCliTest, PerSideMergesGoWithTheRunAndEvalReadsEachSideThroughItsOwn) {
   EXPECT_EQ(split_string_list(best.state.strings.at("bpe/merges_src")), src_merges);
   EXPECT_EQ(split_string_list(best.state.strings.at("bpe/merges_tgt")), tgt_merges);
   EXPECT_FALSE(best.state.strings.count("bpe/merges"));
-
-  // eval reads the references through the target's merges, as training did: the same perplexity.
-  const RunResult e = run_luong("eval --checkpoint " + best_checkpoint_path(run) + " --src " + data_ +
-                                "/valid.src --ref " + data_ + "/valid.tgt --json 2>/dev/null");
-  ASSERT_EQ(e.status, 0) << e.output;
-  const auto j = nlohmann::json::parse(e.output);
-  EXPECT_GT(j["bleu"].get<double>(), 0.0) << "the model learned nothing: " << e.output;
-  EXPECT_NEAR(j["ppl"].get<double>(), best_valid_ppl, 1e-4 * best_valid_ppl) << e.output;
-  const RunResult t = run_luong("translate --checkpoint " + best_checkpoint_path(run) + " < " + data_ + "/test.src");
-  ASSERT_EQ(t.status, 0) << t.output;
-  EXPECT_EQ(t.output.find(kJoinerText), std::string::npos) << "pieces were not joined: " << t.output;
-  EXPECT_EQ(std::count(t.output.begin(), t.output.end(), '\n'), 10) << t.output;
 
   // A run on the two files trains as the run that learned them (kept outside the run directory).
   const std::string codes = fresh_dir("bpe_cli_per_side_codes"), read = fresh_dir("bpe_cli_per_side_read");
