@@ -26,6 +26,7 @@ namespace {
 struct EvalArgs {
   TranslateArgs t;
   std::string src, ref;
+  std::vector<std::string> more_refs;  // --ref's further files: more references per sentence for BLEU and chrF
   bool json = false;
   int chrf_word_order = 0;  // 2: chrF++
 };
@@ -85,7 +86,14 @@ void run(EvalArgs a) {
   const ValidationResult v = perplexity_pass(translator, corpus, a.t);
   const double ppl = std::exp(v.loss_sum / static_cast<double>(v.tokens));
   // BLEU of the translations of every source line against the raw reference lines.
-  const auto refs = read_reference(ref_text, a.ref);
+  std::vector<std::vector<std::string>> refs{read_reference(ref_text, a.ref)};
+  for (const std::string& path : a.more_refs) {
+    refs.push_back(read_reference(nmt::read_text_file(path), path));
+    if (refs.back().size() != refs.front().size())
+      LUONG_FAIL("eval: reference ", path, " has ", refs.back().size(), " lines but ", a.ref, " has ",
+                 refs.front().size(), " (every reference file holds one line per source line)");
+  }
+  const int nrefs = static_cast<int>(refs.size());
   const auto translations = translate_with_progress(translator, sources, a.t, "eval: decoding");
   std::vector<std::string> hyps;
   for (const auto& tr : translations) hyps.push_back(tr.text);
@@ -93,7 +101,7 @@ void run(EvalArgs a) {
   const bleu::BleuScore score = bleu::corpus_bleu(hyps, refs);
   // Character n-grams: partial credit within words (and word bigrams too for chrF++).
   const chrf::ChrfScore chrf_score = chrf::corpus_chrf(hyps, refs, a.chrf_word_order);
-  const std::string chrf_signature = chrf::signature(a.chrf_word_order);
+  const std::string chrf_signature = chrf::signature(a.chrf_word_order, nrefs);
   if (a.json) {
     nlohmann::json result{{"checkpoint", a.t.checkpoints.front()},
                           {"src", a.src},
@@ -102,7 +110,7 @@ void run(EvalArgs a) {
                           {"tokens", v.tokens},
                           {"ppl", ppl},
                           {"bleu", score.score},
-                          {"bleu_signature", bleu::signature()},
+                          {"bleu_signature", bleu::signature(nrefs)},
                           {"bleu_line", score.format()},
                           {"chrf", chrf_score.score},  // chrF2, or chrF2++ with --chrf-word-order 2
                           {"chrf_signature", chrf_signature},
@@ -111,10 +119,15 @@ void run(EvalArgs a) {
                           {"max_len_ratio", a.t.max_len_ratio},
                           {"batch_size", a.t.batch_size}};
     if (a.t.checkpoints.size() > 1) result["ensemble"] = a.t.checkpoints;  // "checkpoint" is then the first
+    if (nrefs > 1) {  // "ref" is then the first, the one perplexity is measured on
+      std::vector<std::string> all{a.ref};
+      all.insert(all.end(), a.more_refs.begin(), a.more_refs.end());
+      result["refs"] = all;
+    }
     std::cout << json_text(result) << "\n";
   } else {
     std::cout << "perplexity " << ppl << " over " << v.tokens << " target tokens\n"
-              << score.format(2, bleu::signature()) << "\n"
+              << score.format(2, bleu::signature(nrefs)) << "\n"
               << chrf_score.format(2, chrf_signature) << "\n";
   }
   flush_stdout();
@@ -125,7 +138,15 @@ const bool kRegistered = add_command([](CLI::App& app) {
   auto* cmd = app.add_subcommand("eval", "Perplexity, BLEU and chrF (beam search) of a checkpoint on a test set");
   add_translate_options(*cmd, args->t, /*with_n_best=*/false);
   cmd->add_option("--src", args->src, "Source sentences, one per line")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--ref", args->ref, "Reference translations, one per line")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--ref", args->ref,
+                  "Reference translations, one per line (perplexity is measured on them; BLEU and chrF count "
+                  "--more-refs too)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--more-refs", args->more_refs,
+                  "Further reference files (one line per source line each): BLEU and chrF against all references, "
+                  "as sacreBLEU scores several (nrefs in the signatures)")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--json", args->json, "Print one JSON line for scripts");
   cmd->add_option("--chrf-word-order", args->chrf_word_order,
                   "Word n-gram order of chrF: 0 (chrF2), 2 (chrF2++, Popovic 2017; its signature says nw:2), as "

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -73,12 +74,27 @@ BleuStats& BleuStats::operator+=(const BleuStats& o) {
 }
 
 BleuStats sentence_stats(const std::string& hypothesis, const std::string& reference) {
+  return sentence_stats(hypothesis, std::vector<std::string>{reference});
+}
+
+BleuStats sentence_stats(const std::string& hypothesis, const std::vector<std::string>& references) {
+  LUONG_CHECK(!references.empty(), "bleu: a hypothesis without a reference");
   const auto hyp = tokens_of(hypothesis);
-  const auto ref = tokens_of(reference);
-  const auto ref_counts = ngram_counts(ref);
   BleuStats s;
   s.hyp_len = static_cast<int64_t>(hyp.size());
-  s.ref_len = static_cast<int64_t>(ref.size());
+  // An n-gram's largest count in any one reference bounds its matches.
+  std::unordered_map<std::string, int64_t> ref_counts;
+  int64_t closest_diff = -1;
+  for (const std::string& reference : references) {
+    const auto ref = tokens_of(reference);
+    const auto len = static_cast<int64_t>(ref.size()), diff = std::abs(s.hyp_len - len);
+    if (closest_diff < 0 || diff < closest_diff || (diff == closest_diff && len < s.ref_len))
+      closest_diff = diff, s.ref_len = len;
+    for (const auto& [key, count] : ngram_counts(ref)) {
+      int64_t& most = ref_counts[key];
+      most = std::max(most, count);
+    }
+  }
   for (const auto& [key, count] : ngram_counts(hyp)) {
     const size_t n = order_of(key) - 1;
     s.total[n] += count;
@@ -122,13 +138,29 @@ BleuScore score_from_stats(const BleuStats& st) {
 BleuScore corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references) {
   if (hypotheses.size() != references.size())
     LUONG_FAIL("bleu: ", hypotheses.size(), " hypotheses but ", references.size(), " references");
-  BleuStats total;
-  for (size_t i = 0; i < hypotheses.size(); ++i) total += sentence_stats(hypotheses[i], references[i]);
-  return score_from_stats(total);
+  return corpus_bleu(hypotheses, std::vector<std::vector<std::string>>{references});
 }
 
-std::string signature() {
-  return std::string("nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:") + kSacreBleuVersion;
+BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
+                      const std::vector<std::vector<std::string>>& reference_sets) {
+  LUONG_CHECK(!reference_sets.empty(), "bleu: no reference");
+  for (size_t k = 0; k < reference_sets.size(); ++k)
+    if (reference_sets[k].size() != hypotheses.size())
+      LUONG_FAIL("bleu: ", hypotheses.size(), " hypotheses but ", reference_sets[k].size(), " references",
+                 reference_sets.size() > 1 ? str(" in reference set ", k + 1) : "");
+  BleuStats total;
+  std::vector<std::string> refs(reference_sets.size());
+  for (size_t i = 0; i < hypotheses.size(); ++i) {
+    for (size_t k = 0; k < reference_sets.size(); ++k) refs[k] = reference_sets[k][i];
+    total += sentence_stats(hypotheses[i], refs);
+  }
+  BleuScore score = score_from_stats(total);
+  score.nrefs = static_cast<int>(reference_sets.size());
+  return score;
+}
+
+std::string signature(int nrefs) {
+  return str("nrefs:", nrefs, "|case:mixed|eff:no|tok:13a|smooth:exp|version:", kSacreBleuVersion);
 }
 
 namespace {
@@ -149,7 +181,7 @@ std::string BleuScore::format(int width, const std::string& sig) const {
 }
 
 std::string BleuScore::to_json(int width) const {
-  const std::string sig = signature();
+  const std::string sig = signature(nrefs);
   nlohmann::ordered_json j;
   j["name"] = "BLEU";
   j["score"] = std::stod(fixed_decimals(score, width));

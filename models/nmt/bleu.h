@@ -1,6 +1,8 @@
-// Corpus BLEU exactly as sacreBLEU computes it by default (version 2.6.0 checked): one reference,
-// 13a tokenisation, case-sensitive, n-grams up to 4, 'exp' smoothing (an order with no match gets
-// precision 100 / (2^k · total), k counting such orders), brevity penalty exp(1 - ref_len / hyp_len).
+// Corpus BLEU exactly as sacreBLEU computes it by default (version 2.6.0 checked): one reference or several
+// (an n-gram's matches clipped by its largest count in any reference; the reference length the one closest to
+// the hypothesis length, the shorter on a tie), 13a tokenisation, case-sensitive, n-grams up to 4, 'exp' smoothing (an
+// order with no match gets precision 100 / (2^k · total), k counting such orders), brevity penalty exp(1 - ref_len /
+// hyp_len).
 #pragma once
 #include <array>
 #include <cstdint>
@@ -33,6 +35,7 @@ struct BleuScore {
   int64_t ref_len = 0;
   std::array<int64_t, kMaxOrder> counts{};
   std::array<int64_t, kMaxOrder> totals{};
+  int nrefs = 1;  // references per segment (the signature's nrefs)
 
   // sacreBLEU's text line: "BLEU = 25.12 60.1/32.3/19.5/12.4 (BP = 0.971 ratio = 0.971 hyp_len = 1234
   // ref_len = 1271)"; with a signature "BLEU|<signature> = ...". `width` is the score's decimals.
@@ -42,8 +45,8 @@ struct BleuScore {
   std::string to_json(int width = 2) const;
 };
 
-// "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0".
-std::string signature();
+// "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0" (nrefs: references per segment).
+std::string signature(int nrefs = 1);
 // A sacreBLEU signature's fields in order ("nrefs:1|case:mixed" gives {"nrefs", "1"}, {"case", "mixed"}): the
 // keys its JSON output repeats after "signature" (for BLEU and chrF alike).
 std::vector<std::pair<std::string, std::string>> signature_fields(const std::string& signature);
@@ -53,9 +56,14 @@ std::string fixed_decimals(double v, int decimals);
 // Statistics of one raw (untokenised) hypothesis against one raw reference; both are right-stripped
 // and 13a-tokenised as sacreBLEU does.
 BleuStats sentence_stats(const std::string& hypothesis, const std::string& reference);
+// The same against several references (at least one).
+BleuStats sentence_stats(const std::string& hypothesis, const std::vector<std::string>& references);
 BleuScore score_from_stats(const BleuStats& stats);
 // Corpus BLEU; the line counts must match (the error names both).
 BleuScore corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references);
+// Against reference sets (each one reference per hypothesis, as a file of them holds): line counts must match.
+BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
+                      const std::vector<std::vector<std::string>>& reference_sets);
 
 // Reads lines as sacreBLEU does (split at '\n' only, each right-stripped of whitespace); invalid UTF-8
 // is an error naming `source` and the line number.

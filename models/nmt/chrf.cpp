@@ -130,18 +130,48 @@ ChrfScore score_from_stats(const ChrfStats& s, int word_order) {
   return out;
 }
 
+ChrfStats sentence_stats(const std::string& hypothesis, const std::vector<std::string>& references, int word_order) {
+  LUONG_CHECK(!references.empty(), "chrF: a hypothesis without a reference");
+  // sacreBLEU keeps the first reference with the strictly highest sentence-level F-score.
+  ChrfStats best;
+  double best_score = -1;
+  for (const std::string& reference : references) {
+    const ChrfStats s = sentence_stats(hypothesis, reference, word_order);
+    const double score = score_from_stats(s, word_order).score;
+    if (score > best_score) best_score = score, best = s;
+  }
+  return best;
+}
+
 ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references,
                       int word_order) {
   if (hypotheses.size() != references.size())
     LUONG_FAIL("chrF: ", hypotheses.size(), " hypotheses but ", references.size(), " references");
-  ChrfStats total;
-  for (size_t i = 0; i < hypotheses.size(); ++i) total += sentence_stats(hypotheses[i], references[i], word_order);
-  return score_from_stats(total, word_order);
+  return corpus_chrf(hypotheses, std::vector<std::vector<std::string>>{references}, word_order);
 }
 
-std::string signature(int word_order) {
+ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
+                      const std::vector<std::vector<std::string>>& reference_sets, int word_order) {
+  LUONG_CHECK(!reference_sets.empty(), "chrF: no reference");
+  for (size_t k = 0; k < reference_sets.size(); ++k)
+    if (reference_sets[k].size() != hypotheses.size())
+      LUONG_FAIL("chrF: ", hypotheses.size(), " hypotheses but ", reference_sets[k].size(), " references",
+                 reference_sets.size() > 1 ? str(" in reference set ", k + 1) : "");
+  ChrfStats total;
+  std::vector<std::string> refs(reference_sets.size());
+  for (size_t i = 0; i < hypotheses.size(); ++i) {
+    for (size_t k = 0; k < reference_sets.size(); ++k) refs[k] = reference_sets[k][i];
+    total += refs.size() == 1 ? sentence_stats(hypotheses[i], refs[0], word_order)
+                              : sentence_stats(hypotheses[i], refs, word_order);
+  }
+  ChrfScore score = score_from_stats(total, word_order);
+  score.nrefs = static_cast<int>(reference_sets.size());
+  return score;
+}
+
+std::string signature(int word_order, int nrefs) {
   check_word_order(word_order);
-  return str("nrefs:1|case:mixed|eff:yes|nc:", kCharOrder, "|nw:", word_order,
+  return str("nrefs:", nrefs, "|case:mixed|eff:yes|nc:", kCharOrder, "|nw:", word_order,
              "|space:no|version:", bleu::kSacreBleuVersion);
 }
 
@@ -151,7 +181,7 @@ std::string ChrfScore::format(int width, const std::string& sig) const {
 }
 
 std::string ChrfScore::to_json(int width) const {
-  const std::string sig = signature(word_order);
+  const std::string sig = signature(word_order, nrefs);
   nlohmann::ordered_json j;
   j["name"] = metric_name(word_order);
   j["score"] = std::stod(bleu::fixed_decimals(score, width));

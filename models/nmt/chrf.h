@@ -1,5 +1,6 @@
 // Corpus chrF (Popović 2015, "chrF: character n-gram F-score for automatic MT evaluation") exactly as
-// sacreBLEU computes it by default (version 2.6.0 checked, the release bleu.h matches): one reference,
+// sacreBLEU computes it by default (version 2.6.0 checked, the release bleu.h matches): one reference (or
+// several: each sentence counts against the reference whose sentence-level score is highest, the first on a tie),
 // character n-grams of orders 1..6 over code points of the text with all whitespace removed, case-sensitive,
 // beta 2, and sacreBLEU's "effective order": the precisions and recalls of the orders where both sides have
 // n-grams are averaged first, then combined into one F-beta. By default no word n-grams (chrF2); with word
@@ -29,6 +30,7 @@ struct ChrfStats {
 struct ChrfScore {
   double score = 0;    // 0..100
   int word_order = 0;  // 0: chrF2; 2: chrF2++ (the name and signature say which)
+  int nrefs = 1;       // references per segment (the signature's nrefs)
   // sacreBLEU's text line: "chrF2 = 57.31", with a signature "chrF2|<signature> = 57.31".
   std::string format(int width = 2, const std::string& signature = "") const;
   // sacreBLEU's JSON object (same keys and order, score rounded to `width`) plus score_unrounded.
@@ -36,14 +38,19 @@ struct ChrfScore {
 };
 
 // "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:no|version:2.6.0" (nw: the word order).
-std::string signature(int word_order = 0);
+std::string signature(int word_order = 0, int nrefs = 1);
 
 // Statistics of one hypothesis against one reference (valid UTF-8; whitespace is Python's str.split()'s), with
 // word n-grams up to `word_order` (0 to kMaxWordOrder; other values are an error naming the range).
 ChrfStats sentence_stats(const std::string& hypothesis, const std::string& reference, int word_order = 0);
+// Against several references (at least one): the statistics of the one with the highest sentence score.
+ChrfStats sentence_stats(const std::string& hypothesis, const std::vector<std::string>& references, int word_order = 0);
 ChrfScore score_from_stats(const ChrfStats& stats, int word_order = 0);
 // Corpus chrF (chrF++ with word_order 2); the line counts must match (the error names both).
 ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references,
                       int word_order = 0);
+// Against reference sets (each one reference per hypothesis, as a file of them holds).
+ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
+                      const std::vector<std::vector<std::string>>& reference_sets, int word_order = 0);
 
 }  // namespace luong::chrf

@@ -85,7 +85,7 @@ TEST(CmdBleu, ClearErrors) {
 
   const RunResult metric = run("-m ter " + quoted(bleu_data("ref.txt")), bleu_data("hyp.txt"));
   EXPECT_NE(metric.status, 0);
-  EXPECT_NE(metric.output.find("ter not in {bleu,chrf}"), std::string::npos) << metric.output;
+  EXPECT_NE(metric.output.find("--metrics: 'ter' is not a metric (bleu, chrf)"), std::string::npos) << metric.output;
 }
 
 // -m chrf, and -m with both metrics (printed BLEU first, aligned, whatever the order asked), against the
@@ -114,6 +114,36 @@ TEST(CmdBleu, ChrfOutputMatchesTheSacreBleuCommand) {
   const RunResult three = run("-m chrf --chrf-word-order 3 " + quoted(bleu_data("ref.txt")), bleu_data("hyp.txt"));
   EXPECT_NE(three.status, 0);
   EXPECT_NE(three.output.find("--chrf-word-order"), std::string::npos) << three.output;
+}
+
+// Several reference files (sacrebleu REF1 REF2): the sacrebleu command's text and JSON, the files before or
+// after -m as its parser takes them.
+TEST(CmdBleu, SeveralReferenceFilesScoreAsTheSacreBleuCommand) {
+  const auto m = testing::load_bleu_json("expected.json")["multi_reference"];
+  std::string refs;
+  for (const auto& name : m["refs"]) refs += " " + quoted(bleu_data(name));
+  const std::string hyp = bleu_data(m["hyp"]);
+  const RunResult text = run(refs, hyp);
+  ASSERT_EQ(text.status, 0) << text.output;
+  EXPECT_EQ(text.output, m["bleu"]["cli_text"].get<std::string>() + "\n");
+  for (const std::string& args : {refs + " -m bleu chrf", "-m bleu chrf" + refs})
+    EXPECT_EQ(run(args, hyp).output, m["cli_both_text"].get<std::string>() + "\n") << args;
+  for (const auto& [args, key] : {std::pair{"--json" + refs, "bleu"}, std::pair{"--json -m chrf" + refs, "chrf"},
+                                  std::pair{"--json -m chrf --chrf-word-order 2" + refs, "chrf_plusplus"}}) {
+    const RunResult j = run(args, hyp);
+    ASSERT_EQ(j.status, 0) << args << ": " << j.output;
+    const auto got = nlohmann::json::parse(j.output);
+    for (const auto& [field, value] : m[key]["cli_json"].items())
+      EXPECT_EQ(got.at(field), value) << args << " " << field;
+    EXPECT_NEAR(got["score_unrounded"].get<double>(), m[key]["score"].get<double>(), 1e-9) << args;
+  }
+  // A reference of another length is named.
+  const RunResult mismatch = run(refs + " " + quoted(bleu_data("short_ref.txt")), hyp);
+  EXPECT_EQ(mismatch.status, 1);
+  EXPECT_NE(
+      mismatch.output.find("standard input has 37 lines but the reference " + bleu_data("short_ref.txt") + " has 2"),
+      std::string::npos)
+      << mismatch.output;
 }
 
 }  // namespace

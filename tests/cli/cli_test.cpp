@@ -69,6 +69,39 @@ TEST_F(CliTest, SameSeedGivesTheSameMetrics) {
   EXPECT_EQ(strip(metrics(run_)), strip(metrics(again)));
 }
 
+// --more-refs: BLEU and chrF against several references per sentence; perplexity stays on --ref. With the
+// translations themselves as the second reference every n-gram matches and the closest reference length is
+// the translation's: both scores are 100.
+TEST_F(CliTest, EvalScoresAgainstMoreReferencesAndMeasuresPerplexityOnTheFirst) {
+  const std::string args = "eval --checkpoint " + run_ + "/best.h5 --src " + data_ + "/test.src --ref " + data_ +
+                           "/test.tgt --beam 3 --json";
+  const std::string own = fresh_dir("cli_more_refs") + "/own.txt";
+  const RunResult t = run_luong_shell(std::string(LUONG_BINARY) + " translate --checkpoint " + run_ +
+                                      "/best.h5 --beam 3 < " + data_ + "/test.src > " + own);
+  ASSERT_EQ(t.status, 0) << t.output;
+  const RunResult one = run_luong(args + " 2>/dev/null"),
+                  two = run_luong(args + " --more-refs " + own + " 2>/dev/null");
+  ASSERT_EQ(one.status, 0) << one.output;
+  ASSERT_EQ(two.status, 0) << two.output;
+  const auto j1 = nlohmann::json::parse(one.output), j2 = nlohmann::json::parse(two.output);
+  EXPECT_LT(j1["bleu"].get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(j2["bleu"].get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(j2["chrf"].get<double>(), 100.0);
+  EXPECT_EQ(j2["ppl"], j1["ppl"]);
+  EXPECT_EQ(j2["refs"], (nlohmann::json{data_ + "/test.tgt", own}));
+  EXPECT_FALSE(j1.contains("refs"));
+  EXPECT_NE(j2["bleu_signature"].get<std::string>().find("nrefs:2|"), std::string::npos) << j2;
+  EXPECT_NE(j2["chrf_signature"].get<std::string>().find("nrefs:2|"), std::string::npos) << j2;
+  // A reference file of another length is named.
+  const std::string shorter = fresh_dir("cli_more_refs_short") + "/short.txt";
+  std::ofstream(shorter) << "one line\n";
+  const RunResult bad = run_luong(args + " --more-refs " + shorter);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find("eval: reference " + shorter + " has 1 lines but " + data_ + "/test.tgt has 20"),
+            std::string::npos)
+      << bad.output;
+}
+
 TEST_F(CliTest, EvalPrintsPerplexityBleuAndChrfForPeopleAndScripts) {
   const std::string args = "eval --checkpoint " + run_ + "/best.h5 --src " + data_ + "/test.src --ref " + data_ +
                            "/test.tgt --beam 3";

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Regenerates expected.json (BLEU), chrf.json (chrF) and tokenizer_13a.json with the sacrebleu package.
+"""Regenerates expected.json (BLEU, and BLEU and chrF with two references), chrf.json (chrF) and
+tokenizer_13a.json with the sacrebleu package.
 
     pip install sacrebleu && python3 tests/bleu/data/make_expected.py
 
@@ -30,9 +31,47 @@ def read_lines(path):
 
 
 def run_cli(hyp, ref, *args):
+    refs = list(ref) if isinstance(ref, (list, tuple)) else [ref]
     with open(hyp, "rb") as stdin:
-        return subprocess.run(["sacrebleu", ref, *args], stdin=stdin, capture_output=True,
+        return subprocess.run(["sacrebleu", *refs, *args], stdin=stdin, capture_output=True,
                               check=True).stdout.decode("utf-8").rstrip("\n")
+
+
+# Several references per segment: the main case's hypotheses against ref.txt and ref2.txt (a second reference
+# with some lines equal to the hypothesis, some reordered, and some as far from the hypothesis length as
+# ref.txt on the other side, so the closest reference length is a tie that the shorter one wins).
+MULTI_REFS = ["ref.txt", "ref2.txt"]
+
+
+def multi_reference():
+    hyp_path = os.path.join(HERE, "hyp.txt")
+    ref_paths = [os.path.join(HERE, r) for r in MULTI_REFS]
+    hyps, refs = read_lines(hyp_path), [read_lines(p) for p in ref_paths]
+    bleu, chrf, plus = BLEU(), CHRF(), CHRF(word_order=2)
+    bleu_score, chrf_score, plus_score = (m.corpus_score(hyps, refs) for m in (bleu, chrf, plus))
+    return {
+        "hyp": "hyp.txt",
+        "refs": MULTI_REFS,
+        "bleu": {
+            "score": bleu_score.score,
+            "signature": str(bleu.get_signature()),
+            "sentence_stats": [list(map(int, s)) for s in bleu._extract_corpus_statistics(hyps, refs)],
+            "cli_text": run_cli(hyp_path, ref_paths, "-f", "text"),
+            "cli_json": json.loads(run_cli(hyp_path, ref_paths)),
+        },
+        "chrf": {
+            "score": chrf_score.score,
+            "signature": str(chrf.get_signature()),
+            "sentence_stats": [list(map(int, s)) for s in chrf._extract_corpus_statistics(hyps, refs)],
+            "cli_json": json.loads(run_cli(hyp_path, ref_paths, "-m", "chrf")),
+        },
+        "chrf_plusplus": {
+            "score": plus_score.score,
+            "signature": str(plus.get_signature()),
+            "cli_json": json.loads(run_cli(hyp_path, ref_paths, "-m", "chrf", "--chrf-word-order", "2")),
+        },
+        "cli_both_text": run_cli(hyp_path, ref_paths, "-m", "bleu", "chrf", "-f", "text"),
+    }
 
 
 def bleu_case(case):
@@ -131,7 +170,8 @@ TOKENIZER_INPUTS = [
 
 def main():
     version = sacrebleu.__version__
-    expected = {"sacrebleu_version": version, "cases": {c: bleu_case(c) for c in CASES}}
+    expected = {"sacrebleu_version": version, "cases": {c: bleu_case(c) for c in CASES},
+                "multi_reference": multi_reference()}
     with open(os.path.join(HERE, "expected.json"), "w", encoding="utf-8") as f:
         json.dump(expected, f, indent=1, ensure_ascii=False)
         f.write("\n")
