@@ -53,8 +53,8 @@ std::string read_reference(const std::string& path) {
 void split_metrics_from_references(BleuOptions& o) {
   const auto is_metric = [](const std::string& m) { return m == "bleu" || m == "chrf"; };
   const auto first_file = std::find_if_not(o.metrics.begin(), o.metrics.end(), is_metric);
-  if (first_file == o.metrics.begin())
-    LUONG_FAIL("bleu: --metrics: '", o.metrics.front(), "' is not a metric (bleu, chrf)");
+  if (first_file == o.metrics.begin())  // a usage error (exit status 2), as CLI11's own checks give
+    throw CLI::ValidationError("--metrics", "'" + o.metrics.front() + "' is not a metric (bleu, chrf)");
   o.references.insert(o.references.begin(), first_file, o.metrics.end());
   o.metrics.erase(first_file, o.metrics.end());
 }

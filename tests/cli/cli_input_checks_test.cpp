@@ -535,7 +535,7 @@ TEST_F(CliInputChecks, MistypedOptionIsNamedBeforeMissingOnes) {
 
 // One status for every command-line usage error (CLI11 alone would give 105, 106, 109, ...): 2.
 TEST_F(CliInputChecks, UsageErrorsExitWithStatus2) {
-  for (const char* args : {"eval --no-such-option", "train", "translate --beam", "bleu a b c"}) {
+  for (const char* args : {"eval --no-such-option", "train", "translate --beam", "bleu", "bleu -m ter ref.txt"}) {
     const RunResult r = run_luong(args);
     EXPECT_EQ(r.status, 2) << args << ": " << r.output;
   }
