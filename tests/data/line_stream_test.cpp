@@ -3,11 +3,11 @@
 // with more to come.
 #include "models/nmt/data/line_stream.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include "tests/support/error_of.h"
+#include "tests/support/gzip_bytes.h"
 
 namespace luong::nmt {
 namespace {
@@ -93,6 +93,57 @@ TEST(LineStream, BadBytesAreNamedByLineAndOffset) {
               std::string::npos)
         << msg;
   }
+}
+
+// gzip input (`luong translate < input.gz`) decompresses as it arrives: a pipe fed in pieces, the magic number
+// split across writes, gives the lines of the text; checks count bytes of the decompressed text.
+TEST(LineStream, GzipInputIsDecompressedAsItArrives) {
+  const std::string gz = testing::gzip_bytes(
+      "\xEF\xBB\xBF"
+      "eins\r\nzwei\n\ndrei");
+  Pipe p;
+  LineStream in(p.fds[0], "standard input");
+  p.write(gz.substr(0, 1));  // half the magic number: not yet known to be gzip, and no line
+  EXPECT_FALSE(in.ready());
+  p.write(gz.substr(1, 10));
+  EXPECT_FALSE(in.ready());
+  p.write(gz.substr(11));
+  p.close_writer();
+  EXPECT_EQ(in.next(), "eins");
+  EXPECT_EQ(in.next(), "zwei");
+  EXPECT_EQ(in.next(), "");
+  EXPECT_EQ(in.next(), "drei");
+  EXPECT_EQ(in.next(), std::nullopt);
+
+  Pipe bad;
+  bad.write(testing::gzip_bytes("gut\nschl\xE4gt\n"));
+  bad.close_writer();
+  LineStream latin1(bad.fds[0], "standard input");
+  EXPECT_EQ(latin1.next(), "gut");
+  const std::string e = testing::error_of([&] { latin1.next(); });
+  EXPECT_NE(e.find("standard input line 2: invalid UTF-8 at byte 4 of the line (byte 8 of the decompressed input)"),
+            std::string::npos)
+      << e;
+
+  Pipe truncated;
+  truncated.write(gz.substr(0, gz.size() - 4));
+  truncated.close_writer();
+  LineStream cut(truncated.fds[0], "standard input");
+  const std::string t = testing::error_of([&] {
+    while (cut.next()) {
+    }
+  });
+  EXPECT_NE(t.find("standard input ends inside its gzip data"), std::string::npos) << t;
+}
+
+// A lone 0x1f byte might have been half of gzip's magic number; at the end of the input it is text.
+TEST(LineStream, ALoneUnitSeparatorIsText) {
+  Pipe p;
+  p.write("\x1f");
+  p.close_writer();
+  LineStream in(p.fds[0], "standard input");
+  EXPECT_EQ(in.next(), "\x1f");
+  EXPECT_EQ(in.next(), std::nullopt);
 }
 
 }  // namespace

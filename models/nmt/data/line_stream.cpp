@@ -15,15 +15,41 @@ namespace luong::nmt {
 LineStream::LineStream(int fd, std::string source, std::string unit)
     : fd_(fd), source_(std::move(source)), unit_(std::move(unit)) {}
 
+void LineStream::take(const char* data, size_t n) {
+  if (!sniffed_) {
+    first_bytes_.append(data, n);
+    // One byte of 0x1f may be half of gzip's magic number: wait for the second (text never starts with it).
+    if (first_bytes_.size() < 2 && first_bytes_ == "\x1f") return;
+    sniffed_ = true;
+    if (starts_gzip(first_bytes_)) {
+      gzip_ = std::make_unique<GzipInflater>(source_);
+      unit_ = "decompressed " + unit_;
+    }
+    const std::string first = std::move(first_bytes_);
+    first_bytes_.clear();
+    take(first.data(), first.size());
+    return;
+  }
+  if (gzip_) {
+    gzip_->feed(data, n, buffer_);
+  } else {
+    buffer_.append(data, n);
+  }
+}
+
 bool LineStream::fill() {
   char chunk[1 << 16];
   for (;;) {
     const ssize_t n = ::read(fd_, chunk, sizeof chunk);
     if (n > 0) {
-      buffer_.append(chunk, static_cast<size_t>(n));
+      take(chunk, static_cast<size_t>(n));
       return true;
     }
-    if (n == 0) return false;
+    if (n == 0) {
+      if (!sniffed_) buffer_.append(first_bytes_), sniffed_ = true;  // a lone 0x1f: text after all
+      if (gzip_) gzip_->finish();
+      return false;
+    }
     if (errno != EINTR) LUONG_FAIL(source_, " cannot be read: ", std::strerror(errno));
   }
 }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "framework/core/error.h"
+#include "framework/io/gzip_reader.h"
 #include "framework/io/read_file.h"
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/utf8.h"
@@ -43,7 +44,11 @@ bool is_blank_line(const std::string& line) {
   return true;
 }
 
-std::string read_text_file(const std::string& path) { return read_whole_file(path, "file"); }
+std::string read_text_file(const std::string& path) {
+  std::string bytes = read_whole_file(path, "file");
+  if (starts_gzip(bytes)) return gunzip(bytes, "file '" + path + "'");
+  return bytes;
+}
 
 std::string read_stdin_text() {
   // stdio rather than std::cin: a failed read(2) (stdin redirected from a directory gives EISDIR) must be an
@@ -54,6 +59,7 @@ std::string read_stdin_text() {
   errno = 0;
   while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) text.append(buf, n);
   if (std::ferror(stdin)) LUONG_FAIL("standard input cannot be read: ", std::strerror(errno ? errno : EIO));
+  if (starts_gzip(text)) return gunzip(text, "standard input");
   return text;
 }
 

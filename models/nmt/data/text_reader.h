@@ -16,9 +16,11 @@ std::vector<std::string> read_stdin_lines();
 // The lines of `text` already read from `path`, with read_lines' checks and messages.
 std::vector<std::string> lines_of_file_text(const std::string& text, const std::string& path);
 
-// The whole file as bytes; errors name the file (missing, a directory, unreadable).
+// The whole file as bytes, decompressed when it is gzip data (framework/io/gzip_reader.h); errors name the file
+// (missing, a directory, unreadable, damaged or truncated gzip data).
 std::string read_text_file(const std::string& path);
-// All of standard input as bytes; a read error (stdin is a directory, EIO) is an error, not an empty input.
+// All of standard input as bytes (decompressed when gzip); a read error (stdin is a directory, EIO) is an
+// error, not an empty input.
 std::string read_stdin_text();
 // Throws "<source> line N: NUL byte at byte M of the line (byte K of the file)" for the first NUL in `text`
 // (`source` is e.g. "file 'x'" or "standard input"). A NUL is never text: tokenizers and BLEU would count it
