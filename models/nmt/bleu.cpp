@@ -11,6 +11,7 @@
 #include "framework/core/error.h"
 #include "framework/core/utf8.h"
 #include "models/nmt/bleu_tokenizer.h"
+#include "models/nmt/reference_sets.h"
 
 namespace luong::bleu {
 namespace {
@@ -136,26 +137,16 @@ BleuScore score_from_stats(const BleuStats& st) {
 }
 
 BleuScore corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references) {
-  if (hypotheses.size() != references.size())
-    LUONG_FAIL("bleu: ", hypotheses.size(), " hypotheses but ", references.size(), " references");
   return corpus_bleu(hypotheses, std::vector<std::vector<std::string>>{references});
 }
 
 BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
                       const std::vector<std::vector<std::string>>& reference_sets) {
-  LUONG_CHECK(!reference_sets.empty(), "bleu: no reference");
-  for (size_t k = 0; k < reference_sets.size(); ++k)
-    if (reference_sets[k].size() != hypotheses.size())
-      LUONG_FAIL("bleu: ", hypotheses.size(), " hypotheses but ", reference_sets[k].size(), " references",
-                 reference_sets.size() > 1 ? str(" in reference set ", k + 1) : "");
+  ReferenceSets refs(reference_sets, hypotheses.size(), "bleu");
   BleuStats total;
-  std::vector<std::string> refs(reference_sets.size());
-  for (size_t i = 0; i < hypotheses.size(); ++i) {
-    for (size_t k = 0; k < reference_sets.size(); ++k) refs[k] = reference_sets[k][i];
-    total += sentence_stats(hypotheses[i], refs);
-  }
+  for (size_t i = 0; i < hypotheses.size(); ++i) total += sentence_stats(hypotheses[i], refs.of(i));
   BleuScore score = score_from_stats(total);
-  score.nrefs = static_cast<int>(reference_sets.size());
+  score.nrefs = refs.count();
   return score;
 }
 

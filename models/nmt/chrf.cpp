@@ -8,6 +8,7 @@
 #include "framework/core/error.h"
 #include "models/nmt/bleu.h"
 #include "models/nmt/bleu_tokenizer.h"
+#include "models/nmt/reference_sets.h"
 
 namespace luong::chrf {
 namespace {
@@ -132,6 +133,7 @@ ChrfScore score_from_stats(const ChrfStats& s, int word_order) {
 
 ChrfStats sentence_stats(const std::string& hypothesis, const std::vector<std::string>& references, int word_order) {
   LUONG_CHECK(!references.empty(), "chrF: a hypothesis without a reference");
+  if (references.size() == 1) return sentence_stats(hypothesis, references[0], word_order);  // nothing to pick
   // sacreBLEU keeps the first reference with the strictly highest sentence-level F-score.
   ChrfStats best;
   double best_score = -1;
@@ -145,27 +147,16 @@ ChrfStats sentence_stats(const std::string& hypothesis, const std::vector<std::s
 
 ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references,
                       int word_order) {
-  if (hypotheses.size() != references.size())
-    LUONG_FAIL("chrF: ", hypotheses.size(), " hypotheses but ", references.size(), " references");
   return corpus_chrf(hypotheses, std::vector<std::vector<std::string>>{references}, word_order);
 }
 
 ChrfScore corpus_chrf(const std::vector<std::string>& hypotheses,
                       const std::vector<std::vector<std::string>>& reference_sets, int word_order) {
-  LUONG_CHECK(!reference_sets.empty(), "chrF: no reference");
-  for (size_t k = 0; k < reference_sets.size(); ++k)
-    if (reference_sets[k].size() != hypotheses.size())
-      LUONG_FAIL("chrF: ", hypotheses.size(), " hypotheses but ", reference_sets[k].size(), " references",
-                 reference_sets.size() > 1 ? str(" in reference set ", k + 1) : "");
+  ReferenceSets refs(reference_sets, hypotheses.size(), "chrF");
   ChrfStats total;
-  std::vector<std::string> refs(reference_sets.size());
-  for (size_t i = 0; i < hypotheses.size(); ++i) {
-    for (size_t k = 0; k < reference_sets.size(); ++k) refs[k] = reference_sets[k][i];
-    total += refs.size() == 1 ? sentence_stats(hypotheses[i], refs[0], word_order)
-                              : sentence_stats(hypotheses[i], refs, word_order);
-  }
+  for (size_t i = 0; i < hypotheses.size(); ++i) total += sentence_stats(hypotheses[i], refs.of(i), word_order);
   ChrfScore score = score_from_stats(total, word_order);
-  score.nrefs = static_cast<int>(reference_sets.size());
+  score.nrefs = refs.count();
   return score;
 }
 

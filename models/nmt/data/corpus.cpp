@@ -175,10 +175,10 @@ std::unordered_map<std::string, int64_t> count_tokens(const TokenizedCorpus& tex
 }
 
 std::shared_ptr<const Bpe> learn_subwords(TokenizedCorpus& text, int64_t merges) {
-  if (merges == 0) return nullptr;
-  auto bpe = std::make_shared<const Bpe>(Bpe::learn_from_counts(count_tokens(text, {&text.src, &text.tgt}), merges));
-  segment_corpus(text, Subwords::joint(bpe));
-  return bpe;
+  SubwordSettings joint;
+  joint.merges = merges;
+  std::string log_line;
+  return run_subwords(text, joint, log_line).src;
 }
 
 namespace {
