@@ -85,6 +85,18 @@ class BpeCliTest : public ::testing::Test {
       EXPECT_EQ(0, std::memcmp(t.raw(), u.raw(), t.nbytes())) << "parameter " << name << " differs";
     }
   }
+  // Each command fails (with exactly `status` when it is not 0) and says its message.
+  static void expect_refused(const std::vector<std::pair<std::string, std::string>>& cases, int status = 0) {
+    for (const auto& [args, message] : cases) {
+      const RunResult r = run_luong(args);
+      if (status != 0) {
+        EXPECT_EQ(r.status, status) << args << "\n" << r.output;
+      } else {
+        EXPECT_NE(r.status, 0) << args << "\n" << r.output;
+      }
+      EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+    }
+  }
   static std::string data_;
 };
 std::string BpeCliTest::data_;
@@ -142,11 +154,7 @@ TEST_F(BpeCliTest, ARunOnAnotherRunsMergesFileTrainsAsThatRunDid) {
       {train(fresh_dir("bpe_cli_missing"), 20, "--set data.bpe_codes=" + codes + ".gone"),
        "file '" + codes + ".gone' cannot be read"},
   };
-  for (const auto& [args, message] : refused) {
-    const RunResult e = run_luong(args);
-    EXPECT_NE(e.status, 0) << args << "\n" << e.output;
-    EXPECT_NE(e.output.find(message), std::string::npos) << args << "\n" << e.output;
-  }
+  expect_refused(refused);
   // The same file with a subword-nmt header resumes the run.
   const std::string with_header = fresh_dir("bpe_cli_codes_header") + "/codes.txt";
   std::ofstream(with_header) << "#version: 0.2\n" << join_lines(lines_of(codes));
@@ -172,11 +180,7 @@ TEST_F(BpeCliTest, ACheckpointIsNeverReadThroughOtherMerges) {
       {"average -o " + words + "/avg.h5 " + checkpoint_path(subwords, 20) + " " + checkpoint_path(words, 20),
        "'bpe/merges' is in " + checkpoint_path(subwords, 20) + " but missing from " + checkpoint_path(words, 20)},
   };
-  for (const auto& [args, message] : refused) {
-    const RunResult r = run_luong(args);
-    EXPECT_EQ(r.status, 1) << args << "\n" << r.output;
-    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
-  }
+  expect_refused(refused, 1);
   // The refused resumes left the runs as they were.
   EXPECT_TRUE(std::filesystem::exists(checkpoint_path(subwords, 20)));
   EXPECT_FALSE(std::filesystem::exists(checkpoint_path(subwords, 40)));
@@ -232,24 +236,17 @@ TEST_F(BpeCliTest, PerSideMergesGoWithTheRunAndEvalReadsEachSideThroughItsOwn) {
       {"average -o " + joint + "/avg.h5 " + checkpoint_path(run, 20) + " " + checkpoint_path(joint, 20),
        "'bpe/merges' is in " + checkpoint_path(joint, 20) + " but missing from " + checkpoint_path(run, 20)},
   };
-  for (const auto& [args, message] : refused) {
-    const RunResult x = run_luong(args);
-    EXPECT_EQ(x.status, 1) << args << "\n" << x.output;
-    EXPECT_NE(x.output.find(message), std::string::npos) << args << "\n" << x.output;
-  }
+  expect_refused(refused, 1);
   EXPECT_FALSE(std::filesystem::exists(checkpoint_path(read, 40))) << "a refused resume trained";
   // Settings that cannot mean per-side files are refused before anything is read.
-  const std::vector<std::pair<std::string, std::string>> bad_settings = {
+  std::vector<std::pair<std::string, std::string>> bad_settings = {
       {"--set data.bpe_codes_tgt=" + codes + "/tgt.txt",
        "data.bpe_codes_tgt ('" + codes + "/tgt.txt') is set but data.bpe_codes is not"},
       {"--set data.bpe_joint=false --set data.bpe_codes=" + codes + "/src.txt",
        "data.bpe_joint is false but data.bpe_codes ('" + codes + "/src.txt') is one file for both sides"},
   };
-  for (const auto& [extra, message] : bad_settings) {
-    const RunResult x = run_luong(train(fresh_dir("bpe_cli_per_side_bad"), 20, extra));
-    EXPECT_NE(x.status, 0) << extra << "\n" << x.output;
-    EXPECT_NE(x.output.find(message), std::string::npos) << extra << "\n" << x.output;
-  }
+  for (auto& [extra, message] : bad_settings) extra = train(fresh_dir("bpe_cli_per_side_bad"), 20, extra);
+  expect_refused(bad_settings);
   // And one that does nothing says so.
   const RunResult on_words = run_luong(train(fresh_dir("bpe_cli_per_side_words"), 1, "--set data.bpe_joint=false"));
   EXPECT_EQ(on_words.status, 0) << on_words.output;
