@@ -150,8 +150,26 @@ BleuScore corpus_bleu(const std::vector<std::string>& hypotheses,
   return score;
 }
 
+std::string ConfidenceEstimate::signature_fields() const { return str("bs:", resamples, "|seed:", seed); }
+
+std::string ConfidenceEstimate::text(int width) const {
+  return "\u03bc = " + fixed_decimals(mean, width) + " \u00b1 " + fixed_decimals(ci, width);
+}
+
+std::string with_test_fields(const std::string& sig, const std::string& fields) {
+  const size_t bar = sig.find('|');
+  return bar == std::string::npos ? sig + "|" + fields : sig.substr(0, bar + 1) + fields + sig.substr(bar);
+}
+
 std::string signature(int nrefs) {
   return str("nrefs:", nrefs, "|case:mixed|eff:no|tok:13a|smooth:exp|version:", kSacreBleuVersion);
+}
+
+void add_confidence_json(nlohmann::ordered_json& j, const std::optional<ConfidenceEstimate>& c, int width) {
+  if (!c || c->mean <= 0) return;  // sacreBLEU shows an estimate only when its mean is above 0
+  j["confidence_mean"] = std::stod(fixed_decimals(c->mean, width));
+  j["confidence_var"] = std::stod(fixed_decimals(c->ci, width));
+  j["confidence"] = c->text(width);
 }
 
 namespace {
@@ -167,16 +185,19 @@ std::string verbose_part(const BleuScore& s) {
 }  // namespace
 
 std::string BleuScore::format(int width, const std::string& sig) const {
-  return (sig.empty() ? std::string("BLEU") : "BLEU|" + sig) + " = " + fixed_decimals(score, width) + " " +
-         verbose_part(*this);
+  std::string value = fixed_decimals(score, width);
+  if (confidence && confidence->mean > 0) value += " (" + confidence->text(width) + ")";
+  return (sig.empty() ? std::string("BLEU") : "BLEU|" + sig) + " = " + value + " " + verbose_part(*this);
 }
 
 std::string BleuScore::to_json(int width) const {
-  const std::string sig = signature(nrefs);
+  const std::string sig =
+      confidence ? with_test_fields(signature(nrefs), confidence->signature_fields()) : signature(nrefs);
   nlohmann::ordered_json j;
   j["name"] = "BLEU";
   j["score"] = std::stod(fixed_decimals(score, width));
   j["signature"] = sig;
+  add_confidence_json(j, confidence, width);
   j["verbose_score"] = verbose_part(*this);
   for (const auto& [key, value] : signature_fields(sig)) j[key] = value;
   j["score_unrounded"] = score;

@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdint>
 #include <istream>
+#include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +28,16 @@ struct BleuStats {
   BleuStats& operator+=(const BleuStats& o);
 };
 
+// A bootstrap estimate shown with a corpus score (sacreBLEU's --confidence): "(μ = 62.5 ± 9.5)" after the score
+// when the mean is above 0, and "bs:N|seed:S" in the signature.
+struct ConfidenceEstimate {
+  int resamples = 0;
+  uint64_t seed = 0;
+  double mean = 0, ci = 0;
+  std::string signature_fields() const;  // "bs:1000|seed:12345"
+  std::string text(int width) const;     // "μ = 62.5 ± 9.5"
+};
+
 struct BleuScore {
   double score = 0;                         // 0..100
   std::array<double, kMaxOrder> precisions{};  // percent, smoothed
@@ -36,6 +48,7 @@ struct BleuScore {
   std::array<int64_t, kMaxOrder> counts{};
   std::array<int64_t, kMaxOrder> totals{};
   int nrefs = 1;  // references per segment (the signature's nrefs)
+  std::optional<ConfidenceEstimate> confidence;
 
   // sacreBLEU's text line: "BLEU = 25.12 60.1/32.3/19.5/12.4 (BP = 0.971 ratio = 0.971 hyp_len = 1234
   // ref_len = 1271)"; with a signature "BLEU|<signature> = ...". `width` is the score's decimals.
@@ -47,6 +60,12 @@ struct BleuScore {
 
 // "nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0" (nrefs: references per segment).
 std::string signature(int nrefs = 1);
+// `sig` with a statistical test's fields after its first (nrefs) field, where sacreBLEU puts them:
+// with_test_fields("nrefs:1|case:mixed|...", "bs:1000|seed:12345") is "nrefs:1|bs:1000|seed:12345|case:mixed|...".
+std::string with_test_fields(const std::string& sig, const std::string& fields);
+// Adds sacreBLEU's confidence_mean, confidence_var and confidence keys of `c` to a score's JSON object (none
+// without an estimate, or when its mean is 0, as sacreBLEU shows none then).
+void add_confidence_json(nlohmann::ordered_json& j, const std::optional<ConfidenceEstimate>& c, int width);
 // A sacreBLEU signature's fields in order ("nrefs:1|case:mixed" gives {"nrefs", "1"}, {"case", "mixed"}): the
 // keys its JSON output repeats after "signature" (for BLEU and chrF alike).
 std::vector<std::pair<std::string, std::string>> signature_fields(const std::string& signature);

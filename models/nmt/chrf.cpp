@@ -126,8 +126,14 @@ ChrfScore score_from_stats(const ChrfStats& s, int word_order) {
   out.word_order = word_order;
   if (orders == 0) return out;
   precision /= orders, recall /= orders;
+  // sacreBLEU's operations in its order (this file is compiled without fused multiply-adds), so a score agrees
+  // to the last bit and the significance tests' comparisons of scores come out as sacreBLEU's.
   const double b2 = kBeta * kBeta;
-  if (precision + recall > 0) out.score = 100.0 * (1 + b2) * precision * recall / (b2 * precision + recall);
+  if (precision + recall > 0) {
+    double f = (1 + b2) * precision * recall;
+    f /= b2 * precision + recall;
+    out.score = 100 * f;
+  }
   return out;
 }
 
@@ -168,15 +174,19 @@ std::string signature(int word_order, int nrefs) {
 
 std::string ChrfScore::format(int width, const std::string& sig) const {
   const std::string name = metric_name(word_order);
-  return (sig.empty() ? name : name + "|" + sig) + " = " + bleu::fixed_decimals(score, width);
+  std::string value = bleu::fixed_decimals(score, width);
+  if (confidence && confidence->mean > 0) value += " (" + confidence->text(width) + ")";
+  return (sig.empty() ? name : name + "|" + sig) + " = " + value;
 }
 
 std::string ChrfScore::to_json(int width) const {
-  const std::string sig = signature(word_order, nrefs);
+  std::string sig = signature(word_order, nrefs);
+  if (confidence) sig = bleu::with_test_fields(sig, confidence->signature_fields());
   nlohmann::ordered_json j;
   j["name"] = metric_name(word_order);
   j["score"] = std::stod(bleu::fixed_decimals(score, width));
   j["signature"] = sig;
+  bleu::add_confidence_json(j, confidence, width);
   for (const auto& [key, value] : bleu::signature_fields(sig)) j[key] = value;
   j["score_unrounded"] = score;
   return j.dump(1);

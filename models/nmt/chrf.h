@@ -11,8 +11,11 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "models/nmt/bleu.h"
 
 namespace luong::chrf {
 
@@ -31,6 +34,7 @@ struct ChrfScore {
   double score = 0;    // 0..100
   int word_order = 0;  // 0: chrF2; 2: chrF2++ (the name and signature say which)
   int nrefs = 1;       // references per segment (the signature's nrefs)
+  std::optional<bleu::ConfidenceEstimate> confidence;
   // sacreBLEU's text line: "chrF2 = 57.31", with a signature "chrF2|<signature> = 57.31".
   std::string format(int width = 2, const std::string& signature = "") const;
   // sacreBLEU's JSON object (same keys and order, score rounded to `width`) plus score_unrounded.

@@ -1,4 +1,5 @@
 // `luong bleu` end to end through the binary, against the sacrebleu command's own output.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -6,39 +7,16 @@
 #include <filesystem>
 #include <fstream>
 
-#include <gtest/gtest.h>
-
+#include "tests/bleu/bleu_command.h"
 #include "tests/bleu/bleu_fixture.h"
 
 namespace luong {
 namespace {
 
 using testing::bleu_data;
-
-struct RunResult {
-  int status = -1;
-  std::string output;  // stdout and stderr together
-};
-
-// 'path' for the shell (built by appending: GCC 12 warns falsely on chains of string operator+).
-std::string quoted(const std::string& path) {
-  std::string q = "'";
-  q.append(path).append("'");
-  return q;
-}
-
-RunResult run(const std::string& args, const std::string& stdin_file) {
-  std::string cmd = LUONG_BINARY;
-  cmd.append(" bleu ").append(args).append(" < ").append(quoted(stdin_file)).append(" 2>&1");
-  RunResult r;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) r.output.append(buf, n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using testing::quoted;
+using testing::run;
+using testing::RunResult;
 
 TEST(CmdBleu, TextOutputMatchesTheSacreBleuCommand) {
   const auto expected = testing::load_bleu_json("expected.json");

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Regenerates expected.json (BLEU, and BLEU and chrF with two references), chrf.json (chrF) and
-tokenizer_13a.json with the sacrebleu package.
+"""Regenerates expected.json (BLEU, and BLEU and chrF with two references), chrf.json (chrF),
+tokenizer_13a.json and significance.json (numpy's generator; confidence intervals and paired tests) with the
+sacrebleu package (and numpy 2, whose float32 rounding the resampled scores follow).
 
     pip install sacrebleu && python3 tests/bleu/data/make_expected.py
 
@@ -11,6 +12,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import sacrebleu
 from sacrebleu.metrics import BLEU, CHRF
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
@@ -168,6 +170,71 @@ TOKENIZER_INPUTS = [
 ]
 
 
+# Systems compared with hyp.txt (the baseline) by the paired tests: sys2.txt clearly worse (articles replaced,
+# every fifth line cut short), sys3.txt nearly the same (a word dropped from every seventh line).
+SYSTEMS = ["hyp.txt", "sys2.txt", "sys3.txt"]
+
+
+def numpy_draws():
+    """What numpy's default_rng gives for the seeds and calls sacreBLEU's tests make."""
+    out = {}
+    for seed in (12345, 0, (1 << 40) | 7):
+        rng = np.random.default_rng(seed)
+        out[str(seed)] = {
+            "raw_uint64": [str(v) for v in rng.bit_generator.random_raw(6)],
+            "choice_37": np.random.default_rng(seed).choice(37, size=(3, 37), replace=True).ravel().tolist(),
+            # a bound near 2^32 rejects often in Lemire's method
+            "choice_3e9": np.random.default_rng(seed).choice(3_000_000_000, size=(2, 25), replace=True).ravel().tolist(),
+            "bools_3x37": np.random.default_rng(seed).integers(2, size=(3, 37), dtype=bool).ravel().astype(int).tolist(),
+        }
+    return out
+
+
+def metric_objects(refs):
+    return {"bleu": BLEU(references=refs), "chrf": CHRF(references=refs), "chrf++": CHRF(word_order=2, references=refs)}
+
+
+def result_dict(r):
+    # float() of numpy float32 values: the exact value, which the C++ test compares bit for bit.
+    return {"score": float(r.score), "p_value": None if r.p_value is None else float(r.p_value),
+            "mean": None if r.mean is None else float(r.mean), "ci": None if r.ci is None else float(r.ci)}
+
+
+def significance():
+    from sacrebleu.significance import PairedTest
+    cases = {}
+    for refs_name, ref_files in (("one_ref", ["ref.txt"]), ("two_refs", MULTI_REFS)):
+        refs = [read_lines(os.path.join(HERE, r)) for r in ref_files]
+        named = [(name, read_lines(os.path.join(HERE, name))) for name in SYSTEMS]
+        case = {"refs": ref_files, "confidence": {}, "paired_bs": {}, "paired_ar": {}}
+        for key, metric in metric_objects(refs).items():
+            score = metric.corpus_score(named[0][1], None, n_bootstrap=1000)
+            case["confidence"][key] = {"score": score.score, "mean": float(score._mean), "ci": float(score._ci)}
+        for test, n in (("bs", 1000), ("ar", 10000)):
+            _, scores = PairedTest(named, metric_objects(refs), None, test_type=test, n_samples=n)()
+            case["paired_" + test] = {
+                key: [result_dict(r) for r in results] for key, results in zip(("bleu", "chrf", "chrf++"),
+                                                                                 list(scores.values())[1:])}
+        cases[refs_name] = case
+    hyp = os.path.join(HERE, "hyp.txt")
+    ref = os.path.join(HERE, "ref.txt")
+    systems = [os.path.join(HERE, s) for s in SYSTEMS]
+
+    def cli(*args):
+        return subprocess.run(["sacrebleu", ref, *args], capture_output=True, check=True, cwd=HERE,
+                              env={**os.environ, "NO_COLOR": "1"}).stdout.decode("utf-8").rstrip("\n")
+    return {
+        "numpy_version": np.__version__,
+        "systems": SYSTEMS,
+        "numpy": numpy_draws(),
+        "cases": cases,
+        # sacrebleu's own command (its JSON: BLEU only, as it cannot write chrF's float32 results as JSON)
+        "cli_confidence_json": json.loads(cli("-i", hyp, "--confidence", "-m", "bleu", "chrf")),
+        "cli_paired_bs_json": json.loads(cli("-i", *SYSTEMS, "--paired-bs", "-m", "bleu")),
+        "cli_paired_ar_json": json.loads(cli("-i", *SYSTEMS, "--paired-ar", "-m", "bleu")),
+    }
+
+
 def main():
     version = sacrebleu.__version__
     expected = {"sacrebleu_version": version, "cases": {c: bleu_case(c) for c in CASES},
@@ -184,7 +251,11 @@ def main():
     with open(os.path.join(HERE, "tokenizer_13a.json"), "w", encoding="utf-8") as f:
         json.dump({"sacrebleu_version": version, "cases": cases}, f, indent=1, ensure_ascii=False)
         f.write("\n")
-    print(f"wrote expected.json, chrf.json and tokenizer_13a.json with sacrebleu {version}", file=sys.stderr)
+    with open(os.path.join(HERE, "significance.json"), "w", encoding="utf-8") as f:
+        json.dump({"sacrebleu_version": version, **significance()}, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    print(f"wrote expected.json, chrf.json, tokenizer_13a.json and significance.json with sacrebleu {version}",
+          file=sys.stderr)
 
 
 if __name__ == "__main__":
