@@ -1,6 +1,7 @@
 // `luong eval`: perplexity (teacher-forced) and BLEU of beam-search translations of a checkpoint, or of an
 // ensemble of checkpoints.
 //   luong eval --checkpoint run/best.h5 [more.h5 ...] --src test.en --ref test.de [--beam 5] [--json]
+//              [--confidence] [--output translations.txt]
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
@@ -10,6 +11,7 @@
 
 #include "framework/core/precision.h"
 #include "framework/io/json_text.h"
+#include "framework/io/write_file.h"
 #include "launch/commands.h"
 #include "launch/translate_util.h"
 #include "models/nmt/bleu.h"
@@ -19,6 +21,8 @@
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/ensemble_loss.h"
 #include "models/nmt/nmt_task.h"
+#include "models/nmt/significance/metric_rows.h"
+#include "models/nmt/significance/paired_tests.h"
 
 namespace luong::cli {
 namespace {
@@ -29,7 +33,21 @@ struct EvalArgs {
   std::vector<std::string> more_refs;  // --ref's further files: more references per sentence for BLEU and chrF
   bool json = false;
   int chrf_word_order = 0;  // 2: chrF++
+  std::string output;       // --output: the translations, for luong bleu -i ... --paired-bs
+  bool confidence = false;  // --confidence: bootstrap estimates of BLEU and chrF
+  int confidence_n = significance::kDefaultResamples;
 };
+
+// --confidence: the bootstrap estimate of one metric's score on these translations (luong bleu --confidence's).
+std::optional<bleu::ConfidenceEstimate> estimate(const EvalArgs& a, const significance::MetricRows& rows) {
+  if (!a.confidence) return std::nullopt;
+  const significance::Estimate e = significance::bootstrap_confidence(rows, a.confidence_n);
+  return bleu::ConfidenceEstimate{a.confidence_n, significance::kDefaultSeed, e.mean, e.ci};
+}
+
+std::string signature_with(std::string sig, const std::optional<bleu::ConfidenceEstimate>& c) {
+  return c ? bleu::with_test_fields(sig, c->signature_fields()) : sig;
+}
 
 // The teacher-forced loss over every pair, in length-sorted chunks of a few batches so a progress line can
 // follow a long test set (the summed loss does not depend on how pairs are grouped).
@@ -66,6 +84,7 @@ std::vector<std::string> read_reference(const std::string& text, const std::stri
 void run(EvalArgs a) {
   validate_translate_args(a.t);
   prepare_attention_plot_dir(a.t);
+  if (!a.output.empty()) check_output_path(a.output, "eval: --output");  // before the decoding, not after it
   nmt::Translator translator(a.t.checkpoints, Device::parse(a.t.device));
   apply_checkpoint_decoding(a.t, translator.config().eval);
   // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
@@ -98,10 +117,20 @@ void run(EvalArgs a) {
   std::vector<std::string> hyps;
   for (const auto& tr : translations) hyps.push_back(tr.text);
   write_attention_plots(a.t, translations);
-  const bleu::BleuScore score = bleu::corpus_bleu(hyps, refs);
+  if (!a.output.empty()) {
+    std::string text;
+    for (const std::string& h : hyps) text.append(h).append("\n");
+    write_file_atomically(a.output, text, "eval: --output");
+  }
+  bleu::BleuScore score = bleu::corpus_bleu(hyps, refs);
   // Character n-grams: partial credit within words (and word bigrams too for chrF++).
-  const chrf::ChrfScore chrf_score = chrf::corpus_chrf(hyps, refs, a.chrf_word_order);
-  const std::string chrf_signature = chrf::signature(a.chrf_word_order, nrefs);
+  chrf::ChrfScore chrf_score = chrf::corpus_chrf(hyps, refs, a.chrf_word_order);
+  if (a.confidence) {
+    score.confidence = estimate(a, significance::bleu_rows(hyps, refs));
+    chrf_score.confidence = estimate(a, significance::chrf_rows(hyps, refs, a.chrf_word_order));
+  }
+  const std::string bleu_signature = signature_with(bleu::signature(nrefs), score.confidence);
+  const std::string chrf_signature = signature_with(chrf::signature(a.chrf_word_order, nrefs), chrf_score.confidence);
   if (a.json) {
     nlohmann::json result{{"checkpoint", a.t.checkpoints.front()},
                           {"src", a.src},
@@ -110,7 +139,7 @@ void run(EvalArgs a) {
                           {"tokens", v.tokens},
                           {"ppl", ppl},
                           {"bleu", score.score},
-                          {"bleu_signature", bleu::signature(nrefs)},
+                          {"bleu_signature", bleu_signature},
                           {"bleu_line", score.format()},
                           {"chrf", chrf_score.score},  // chrF2, or chrF2++ with --chrf-word-order 2
                           {"chrf_signature", chrf_signature},
@@ -118,6 +147,11 @@ void run(EvalArgs a) {
                           {"length_penalty", a.t.length_penalty},
                           {"max_len_ratio", a.t.max_len_ratio},
                           {"batch_size", a.t.batch_size}};
+    if (a.confidence) {  // the bootstrap means and 95% half-widths (the signatures say bs and seed)
+      result["bleu_mean"] = score.confidence->mean, result["bleu_ci"] = score.confidence->ci;
+      result["chrf_mean"] = chrf_score.confidence->mean, result["chrf_ci"] = chrf_score.confidence->ci;
+    }
+    if (!a.output.empty()) result["output"] = a.output;
     if (a.t.checkpoints.size() > 1) result["ensemble"] = a.t.checkpoints;  // "checkpoint" is then the first
     if (nrefs > 1) {  // "ref" is then the first, the one perplexity is measured on
       std::vector<std::string> all{a.ref};
@@ -127,7 +161,7 @@ void run(EvalArgs a) {
     std::cout << json_text(result) << "\n";
   } else {
     std::cout << "perplexity " << ppl << " over " << v.tokens << " target tokens\n"
-              << score.format(2, bleu::signature(nrefs)) << "\n"
+              << score.format(2, bleu_signature) << "\n"
               << chrf_score.format(2, chrf_signature) << "\n";
   }
   flush_stdout();
@@ -153,6 +187,16 @@ const bool kRegistered = add_command([](CLI::App& app) {
                   "luong bleu and sacrebleu take it")
       ->check(CLI::Range(0, chrf::kMaxWordOrder))
       ->capture_default_str();
+  cmd->add_option("--output", args->output,
+                  "Also write the translations to this file, one line per source line (compare two checkpoints' with "
+                  "luong bleu REF -i A B --paired-bs)");
+  auto* confidence = cmd->add_flag("--confidence", args->confidence,
+                                   "Bootstrap mean and 95% confidence interval of BLEU and chrF, as luong bleu "
+                                   "--confidence (sacrebleu's) gives them");
+  cmd->add_option("--confidence-n", args->confidence_n, "Bootstrap resamples of --confidence")
+      ->check(CLI::Range(1, 10000000))
+      ->capture_default_str()
+      ->needs(confidence);
   cmd->callback([args] { run(*args); });
 });
 

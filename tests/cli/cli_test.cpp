@@ -146,6 +146,44 @@ TEST_F(CliTest, EvalPrintsPerplexityBleuAndChrfForPeopleAndScripts) {
   EXPECT_EQ(nlohmann::json::parse(piped.output)["ppl"], j["ppl"]);
 }
 
+// --output keeps the translations (those `luong translate` prints) for a paired test of two checkpoints;
+// --confidence adds the bootstrap estimates `luong bleu --confidence` gives those translations.
+TEST_F(CliTest, EvalWritesItsTranslationsAndEstimatesConfidence) {
+  const std::string dir = fresh_dir("cli_eval_output"), out = dir + "/best.txt";
+  const std::string args = "eval --checkpoint " + run_ + "/best.h5 --src " + data_ + "/test.src --ref " + data_ +
+                           "/test.tgt --beam 3 --output " + out;
+  const RunResult js = run_luong(args + " --confidence --confidence-n 200 --json 2>/dev/null");
+  ASSERT_EQ(js.status, 0) << js.output;
+  const auto j = nlohmann::json::parse(js.output);
+  const RunResult translated = run_luong_shell(std::string(LUONG_BINARY) + " translate --checkpoint " + run_ +
+                                               "/best.h5 --beam 3 < " + data_ + "/test.src");
+  ASSERT_EQ(translated.status, 0) << translated.output;
+  std::ifstream in(out);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, translated.output);
+  EXPECT_EQ(j["output"], out);
+  const RunResult bleu =
+      run_luong_shell(std::string(LUONG_BINARY) + " bleu " + data_ +
+                      "/test.tgt -m bleu chrf --confidence --confidence-n 200 -w 10 --json -i " + out);
+  ASSERT_EQ(bleu.status, 0) << bleu.output;
+  const auto b = nlohmann::json::parse(bleu.output);
+  EXPECT_NEAR(j["bleu_mean"].get<double>(), b[0]["confidence_mean"].get<double>(), 1e-9);
+  EXPECT_NEAR(j["chrf_ci"].get<double>(), b[1]["confidence_var"].get<double>(), 1e-9);
+  EXPECT_NEAR(j["bleu_mean"].get<double>(), j["bleu"].get<double>(), 10.0);
+  EXPECT_GT(j["bleu_ci"].get<double>(), 0.0);
+  EXPECT_GT(j["chrf_ci"].get<double>(), 0.0);
+  EXPECT_EQ(j["bleu_signature"], "nrefs:1|bs:200|seed:12345|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0");
+  const RunResult text = run_luong(args + " --confidence 2>/dev/null");
+  EXPECT_NE(text.output.find("(\u03bc = "), std::string::npos) << text.output;
+  // A directory that does not exist is named before anything is decoded.
+  const RunResult bad = run_luong(args + "/missing/x.txt");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.output.find("eval: --output '" + out + "/missing/x.txt' cannot be written: its directory"),
+            std::string::npos)
+      << bad.output;
+  EXPECT_EQ(bad.output.find("perplexity"), std::string::npos) << bad.output;
+}
+
 // A checkpoint path that is not UTF-8 (a Latin-1 directory name) reaches the JSON line as U+FFFD: the line is
 // printed, not an exception at the end of the evaluation.
 TEST_F(CliTest, EvalJsonNamesACheckpointWhosePathIsNotUtf8) {
