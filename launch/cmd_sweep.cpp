@@ -8,6 +8,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
 
 #include "framework/core/error.h"
@@ -20,6 +21,10 @@
 #include "framework/sweep/trial_process.h"
 #include "launch/commands.h"
 #include "launch/run_config.h"
+#include "models/nmt/bleu.h"
+#include "models/nmt/data/text_reader.h"
+#include "models/nmt/significance/metric_rows.h"
+#include "models/nmt/significance/paired_tests.h"
 
 namespace luong::cli {
 namespace {
@@ -92,6 +97,22 @@ void prepare_out_dir(const std::string& out) {
 // Perplexity is per target token: trials that cut the text into other tokens (subword merges, lowercasing,
 // another target vocabulary and so another share of <unk>) are not ranked by it. A warning, not an error:
 // the user may want the numbers anyway.
+// The report's test of a trial's translations against the best trial's: sacreBLEU's paired bootstrap resampling
+// on the sweep's metric (chrF2 for chrf, the score luong eval ranked it by).
+double paired_bootstrap_p(const std::string& metric, const std::string& best, const std::string& other,
+                          const std::string& reference) {
+  const auto lines_of = [](const std::string& path) {  // as luong bleu reads them (gzip too)
+    std::istringstream in(nmt::read_text_file(path));
+    return bleu::read_lines(in, path);
+  };
+  const std::vector<std::vector<std::string>> refs{lines_of(reference)};
+  const auto rows = [&](const std::string& file) {
+    const std::vector<std::string> hyps = lines_of(file);
+    return metric == "bleu" ? significance::bleu_rows(hyps, refs) : significance::chrf_rows(hyps, refs, 0);
+  };
+  return *significance::paired_bootstrap({rows(best), rows(other)}, significance::kDefaultResamples)[1].p_value;
+}
+
 void warn_if_perplexities_differ_in_kind(const sweep::SweepSpec& spec) {
   if (spec.metric != "valid_ppl") return;
   std::vector<std::string> varied;
@@ -128,7 +149,8 @@ void run(const SweepArgs& a) {
             << spec.metric << " (" << spec.mode << "), in " << a.out << std::endl;
   sweep::install_interrupt_handlers();
   const sweep::SweepOutcome outcome = sweep::run_sweep(spec, trials, o);
-  const sweep::SweepReport report = sweep::write_sweep_report(spec, outcome.results, a.out, outcome.interrupted);
+  const sweep::SweepReport report =
+      sweep::write_sweep_report(spec, outcome.results, a.out, outcome.interrupted, paired_bootstrap_p, o.log);
 
   if (a.json) {
     std::cout << json_text(sweep::results_json(report.ranked, a.out)) << std::endl;

@@ -88,8 +88,9 @@ ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vecto
   t.header.push_back("valid_ppl");
   // Validation scores when any trial computed them (train.valid_bleu, or a sweep ranked by them); chrF next to
   // BLEU when the evaluations recorded it (results of earlier versions did not).
-  bool with_valid_bleu = false, with_valid_chrf = false, with_chrf = false;
+  bool with_valid_bleu = false, with_valid_chrf = false, with_chrf = false, with_p = false;
   for (const auto& r : ranked) {
+    with_p = with_p || r.p_vs_best.has_value();
     with_valid_bleu = with_valid_bleu || r.valid_bleu.has_value();
     with_valid_chrf = with_valid_chrf || r.valid_chrf.has_value();
     with_chrf = with_chrf || (evaluated && r.chrf.has_value());
@@ -98,6 +99,7 @@ ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vecto
   if (with_valid_chrf) t.header.push_back("valid_chrf");
   if (evaluated) t.header.push_back("bleu");
   if (with_chrf) t.header.push_back("chrf");
+  if (with_p) t.header.push_back("p_vs_best");
   t.header.insert(t.header.end(), {"tokens_per_s", "wall_s", "steps", "status", "error"});
   auto opt = [&](const std::optional<double>& v, int digits) {
     return !v ? std::string() : precise ? exact(*v) : fixed(*v, digits);
@@ -116,6 +118,7 @@ ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vecto
     if (with_valid_chrf) row.push_back(opt(r.valid_chrf, 2));
     if (evaluated) row.push_back(opt(r.bleu, 2));
     if (with_chrf) row.push_back(opt(r.chrf, 2));
+    if (with_p) row.push_back(rank == 1 ? "best" : opt(r.p_vs_best, 4));
     const bool ran = r.status == TrialStatus::ok;
     // An interrupted trial's rate is that of its partial run: shown when it was measured.
     const bool rate = ran || (r.status == TrialStatus::interrupted && r.tokens_per_s > 0.0);

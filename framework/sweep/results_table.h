@@ -21,9 +21,9 @@ struct ResultsTable {
 
 // Columns: rank, trial, one per varied key, valid_ppl, valid_bleu and valid_chrf (each when a trial has it), bleu
 // (when `evaluated`: the sweep's metric is bleu or chrf, or a trial was evaluated), chrf (evaluated, and a trial
-// has it), tokens_per_s, wall_s, steps, status, error. `precise` keeps full precision and the whole error (CSV);
-// otherwise numbers are rounded for reading and the error is one short line: for a crash, the last "error:" line of the
-// trial's log.
+// has it), p_vs_best (when a trial has one: "best" in the first row), tokens_per_s, wall_s, steps, status, error.
+// `precise` keeps full precision and the whole error (CSV); otherwise numbers are rounded for reading and the error is
+// one short line: for a crash, the last "error:" line of the trial's log.
 ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vector<std::string>& keys, bool evaluated,
                         bool precise);
 std::string to_csv(const ResultsTable& t);

@@ -1,5 +1,6 @@
 #include "framework/sweep/sweep_report.h"
 
+#include <filesystem>
 #include <fstream>
 
 #include "framework/core/error.h"
@@ -17,12 +18,51 @@ void write_file(const std::string& path, const std::string& text) {
   if (!out.flush()) LUONG_FAIL("luong sweep: cannot write ", path);
 }
 
+// p_vs_best of every evaluated trial below the best one: its translations against the best trial's, on the
+// reference both were scored against.
+void test_against_best(std::vector<TrialResult>& ranked, const std::string& metric, const std::string& out_dir,
+                       const PairedTestFn& paired_test, const std::function<void(const std::string&)>& log) {
+  if (ranked.empty() || ranked[0].status != TrialStatus::ok || !ranked[0].metric(metric)) return;
+  const auto translations = [&](const TrialResult& r) {
+    return trial_dir(out_dir, r.name) + "/" + kEvalTranslationsFile;
+  };
+  const TrialResult& best = ranked[0];
+  std::error_code ec;
+  if (best.eval_ref.empty() || !std::filesystem::exists(translations(best), ec)) {
+    if (log)
+      log(str("no significance test against the best trial ", best.name, ": its translations were not kept (",
+              "evaluated by an earlier luong)"));
+    return;
+  }
+  for (size_t k = 1; k < ranked.size(); ++k) {
+    TrialResult& r = ranked[k];
+    if (r.status != TrialStatus::ok || !r.metric(metric)) continue;
+    if (r.eval_ref != best.eval_ref || !std::filesystem::exists(translations(r), ec)) {
+      if (log)
+        log(str("no significance test of ", r.name, " against ", best.name, ": ",
+                r.eval_ref.empty() || r.eval_ref == best.eval_ref ? "its translations were not kept"
+                                                                  : "it was evaluated on another reference"));
+      continue;
+    }
+    try {
+      r.p_vs_best = paired_test(metric, translations(best), translations(r), best.eval_ref);
+    } catch (const std::exception& e) {
+      if (log) log(str("no significance test of ", r.name, " against ", best.name, ": ", e.what()));
+    }
+  }
+}
+
 }  // namespace
 
-SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialResult>& results, const std::string& out_dir,
-                               bool interrupted) {
+SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialResult>& results,
+                               const std::string& out_dir, bool interrupted, const PairedTestFn& paired_test,
+                               const std::function<void(const std::string&)>& log) {
   SweepReport rep;
   rep.ranked = rank_results(results, spec.metric, spec.mode);
+  const bool tests = paired_test && (spec.metric == "bleu" || spec.metric == "chrf");
+  if (tests) test_against_best(rep.ranked, spec.metric, out_dir, paired_test, log);
+  bool any_p = false;
+  for (const auto& r : rep.ranked) any_p = any_p || r.p_vs_best.has_value();
   bool evaluated = spec.evaluates();
   for (const auto& r : results) evaluated = evaluated || r.bleu.has_value();
   const std::vector<std::string> keys = varied_keys(spec);
@@ -33,7 +73,12 @@ SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialRes
   const std::string heading = str("# Sweep ", spec.file, "\n\nRanked by ", spec.metric, " (", spec.mode, "); ", ok, " of ",
                                   results.size(), " trials ok, ", failed, " failed",
                                   interrupted ? "; the sweep was interrupted (run it again to continue)" : "", ".\n\n");
-  write_file(out_dir + "/results.md", heading + rep.markdown);
+  const std::string significance =
+      any_p ? str("\np_vs_best: paired bootstrap resampling (1000 resamples, as sacreBLEU's --paired-bs) of each ",
+                  "trial's translations against those of the best trial, ", rep.ranked[0].name, ", on ", spec.metric,
+                  ". Above 0.05 the trial is not significantly different from the best.\n")
+            : std::string();
+  write_file(out_dir + "/results.md", heading + rep.markdown + significance);
 
   rep.files = {"results.md", "results.csv"};
   // One plot per validation result: perplexity always (an empty plot says no trial has validated yet), BLEU and

@@ -320,6 +320,8 @@ class SweepRun {
         {"--max-len-ratio", value_to_yaml(c.get_number("eval.max_len_ratio"))},
         {"--batch-size", std::to_string(c.get_int("eval.batch_size"))}};
     for (const auto& [flag, value] : decoding) argv.insert(argv.end(), {flag, value});
+    // The translations, for the report's significance test against the best trial.
+    argv.insert(argv.end(), {"--output", dir(i) + "/" + kEvalTranslationsFile});
     const std::string log = dir(i) + "/eval.log";
     const std::uintmax_t offset = size_of(log);
     const pid_t pid = spawn_child({argv, log, o_.child_env});
@@ -398,6 +400,7 @@ class SweepRun {
                          "; last lines of ", log, ":\n", log_tail(log, kErrorTailLines, log_offset)));
     results_[i].bleu = (*j)["bleu"].get<double>();
     if (j->contains("chrf") && (*j)["chrf"].is_number()) results_[i].chrf = (*j)["chrf"].get<double>();
+    results_[i].eval_ref = j->value("ref", "");
     finish_ok(i);
   }
 

@@ -29,6 +29,10 @@ struct TrialResult {
   std::optional<double> chrf;       // checkpoint's translations (chrf: absent in results of earlier versions)
   std::optional<double> valid_bleu;  // best validation BLEU (max over "valid" records), when the trial computed it
   std::optional<double> valid_chrf;  // best validation chrF (max over "valid" records, on its own), likewise
+  std::string eval_ref;  // the reference file luong eval scored `bleu` and `chrf` against (empty before it was kept)
+  // The paired bootstrap p-value of this trial's translations against the best trial's, on the sweep's metric
+  // (bleu or chrf): set by the report, not stored in result.json.
+  std::optional<double> p_vs_best;
   double tokens_per_s = 0.0;
   double wall_s = 0.0;              // wall time of all this trial's processes, over every sweep run
   int64_t steps = 0;
@@ -43,6 +47,9 @@ struct TrialResult {
 
 nlohmann::json to_json(const TrialResult& r);
 TrialResult result_from_json(const nlohmann::json& j);
+
+// The file a trial's evaluation leaves its translations in (luong eval --output), one line per eval source line.
+inline constexpr const char* kEvalTranslationsFile = "eval_translations.txt";
 
 // <trial_dir>/result.json, written atomically (temp file + rename) so a kill never leaves half a file.
 void write_result(const std::string& trial_dir, const TrialResult& r);

@@ -314,7 +314,15 @@ TEST_F(SweepRunTest, BleuMetricEvaluatesEveryTrial) {
     EXPECT_DOUBLE_EQ(r["chrf"].get<double>(), json::parse(e.output)["chrf"].get<double>()) << r.dump();
   }
   EXPECT_EQ(read(dir_ + "/out/results.csv").substr(0, 65),
-            std::string("rank,trial,model.attention,valid_ppl,bleu,chrf,tokens_per_s,wall_s").substr(0, 65));
+            std::string("rank,trial,model.attention,valid_ppl,bleu,chrf,p_vs_best,tokens_per_s,wall_s").substr(0, 65));
+  // The runner-up's p-value is `luong bleu --paired-bs`'s for the two trials' kept translations.
+  const std::string best = trial(results[0]["name"]) + "/eval_translations.txt",
+                    other = trial(results[1]["name"]) + "/eval_translations.txt";
+  EXPECT_TRUE(results[0]["p_vs_best"].is_null());
+  const auto paired =
+      testing::run_luong("bleu " + *data_ + "/test.tgt -i " + best + " " + other + " --paired-bs --json");
+  ASSERT_EQ(paired.status, 0) << paired.output;
+  EXPECT_EQ(results[1]["p_vs_best"], json::parse(paired.output)[1]["BLEU"]["p_value"]) << results[1].dump();
 }
 
 // metric: valid_bleu ranks by each trial's best validation BLEU (its metrics.jsonl), with no evaluation pass; a
