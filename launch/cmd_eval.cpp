@@ -33,6 +33,7 @@ struct EvalArgs {
   std::vector<std::string> more_refs;  // --ref's further files: more references per sentence for BLEU and chrF
   bool json = false;
   int chrf_word_order = 0;  // 2: chrF++
+  CLI::Option* chrf_word_order_option = nullptr;  // not given: the checkpoint's eval.chrf_word_order
   std::string output;       // --output: the translations, for luong bleu -i ... --paired-bs
   bool confidence = false;  // --confidence: bootstrap estimates of BLEU and chrF
   int confidence_n = significance::kDefaultResamples;
@@ -87,6 +88,7 @@ void run(EvalArgs a) {
   if (!a.output.empty()) check_output_path(a.output, "eval: --output");  // before the decoding, not after it
   nmt::Translator translator(a.t.checkpoints, Device::parse(a.t.device));
   apply_checkpoint_decoding(a.t, translator.config().eval);
+  if (a.chrf_word_order_option->count() == 0) a.chrf_word_order = translator.config().eval.chrf_word_order;
   // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
   // Perplexity over every pair (no length limit: the test set must stay whole).
@@ -182,11 +184,11 @@ const bool kRegistered = add_command([](CLI::App& app) {
                   "as sacreBLEU scores several (nrefs in the signatures)")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--json", args->json, "Print one JSON line for scripts");
-  cmd->add_option("--chrf-word-order", args->chrf_word_order,
-                  "Word n-gram order of chrF: 0 (chrF2), 2 (chrF2++, Popovic 2017; its signature says nw:2), as "
-                  "luong bleu and sacrebleu take it")
-      ->check(CLI::Range(0, chrf::kMaxWordOrder))
-      ->capture_default_str();
+  args->chrf_word_order_option =
+      cmd->add_option("--chrf-word-order", args->chrf_word_order,
+                      "Word n-gram order of chrF: 0 (chrF2), 2 (chrF2++, Popovic 2017; its signature says nw:2), as "
+                      "luong bleu and sacrebleu take it (default: the checkpoint's eval.chrf_word_order)")
+          ->check(CLI::Range(0, chrf::kMaxWordOrder));
   cmd->add_option("--output", args->output,
                   "Also write the translations to this file, one line per source line (compare two checkpoints' with "
                   "luong bleu REF -i A B --paired-bs)");

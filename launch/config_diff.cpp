@@ -25,7 +25,7 @@ bool keeps_steps_identical(const std::string& key) {
 bool same_as_absent(const std::string& key, const std::string& value) {
   return (key == "train.accumulate" && value == "1") || (key == "train.valid_bleu" && value == "false") ||
          (key == "train.valid_metric" && value == "ppl") || (key == "data.bpe_merges" && value == "0") ||
-         (key == "data.bpe_joint" && value == "true") ||
+         (key == "data.bpe_joint" && value == "true") || (key == "eval.chrf_word_order" && value == "0") ||
          ((key == "data.bpe_codes" || key == "data.bpe_codes_tgt") &&
           (value.empty() || value == "\"\"" || value == "''"));
 }

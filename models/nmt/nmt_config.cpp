@@ -231,6 +231,11 @@ void add_dist_eval(ConfigSchema& s) {
                     "translate`. Speed only: translations do not depend on it; larger "
                     "batches keep a GPU busier and hold batch x beam x vocabulary scores."),
           1);
+  bounded(s.add_int("eval.chrf_word_order", 0,
+                    "Word n-gram order of chrF in validation scoring (train.valid_bleu, train.valid_metric: chrf) "
+                    "and, unless --chrf-word-order is given, `luong eval`: 0 = chrF2, 2 = chrF2++ (Popovic 2017; "
+                    "word 1- and 2-grams too)."),
+          0, 2);
 }
 
 // Rules of one schedule on keys that others ignore (the schedule constructors check them again, too late
@@ -362,6 +367,7 @@ NmtConfig nmt_config_from(const Config& c) {
   n.eval.length_penalty = c.get_number("eval.length_penalty");
   n.eval.max_len_ratio = c.get_number("eval.max_len_ratio");
   n.eval.batch_size = c.get_int("eval.batch_size");
+  n.eval.chrf_word_order = static_cast<int>(c.get_int("eval.chrf_word_order"));
   return n;
 }
 

@@ -77,6 +77,7 @@ struct EvalConfig {
   double length_penalty = 0.0;
   double max_len_ratio = 2.0;
   int64_t batch_size = 32;  // sentences decoded together (speed only)
+  int chrf_word_order = 0;  // 2: validation and luong eval score chrF2++
 };
 
 struct NmtConfig {

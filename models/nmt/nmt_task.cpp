@@ -355,7 +355,7 @@ NmtTask::TranslationScores NmtTask::validation_scores(const std::function<bool()
   chrf::ChrfStats chars;
   for (size_t k = 0; k < translations.size(); ++k) {
     stats += bleu::sentence_stats(translations[k].text, valid_references_[lines[k]]);
-    chars += chrf::sentence_stats(translations[k].text, valid_references_[lines[k]]);
+    chars += chrf::sentence_stats(translations[k].text, valid_references_[lines[k]], cfg_.eval.chrf_word_order);
   }
   // One vector for both: hyp_len, ref_len, BLEU's correct and total, chrF's hypothesis, reference and matched
   // n-grams.
@@ -369,7 +369,8 @@ NmtTask::TranslationScores NmtTask::validation_scores(const std::function<bool()
   };
   stats.hyp_len = v[at++], stats.ref_len = v[at++];
   take(stats.correct), take(stats.total), take(chars.hyp), take(chars.ref), take(chars.match);
-  return {bleu::score_from_stats(stats).score, chrf::score_from_stats(chars).score, abandoned};
+  return {bleu::score_from_stats(stats).score, chrf::score_from_stats(chars, cfg_.eval.chrf_word_order).score,
+          abandoned};
 }
 
 void NmtTask::save_state(StateDict& out) const {

@@ -83,6 +83,29 @@ TEST_F(ValidBleuTest, TheRecordedScoreIsWhatEvalGivesThatCheckpointAndTheBestPic
   EXPECT_NE(text.output.find(str("best valid bleu ", best)), std::string::npos) << text.output;
 }
 
+// eval.chrf_word_order 2: validation records chrF2++, the score `luong eval` gives the checkpoint by default (it
+// takes the order from the checkpoint) and with --chrf-word-order 2; --chrf-word-order 0 gives chrF2 instead.
+TEST_F(ValidBleuTest, ChrfPlusPlusInValidationIsTheCheckpointsEvalChrf) {
+  const std::string run = fresh_dir("valid_chrfpp_run");
+  const RunResult r = run_luong(train(run,
+                                      "--set train.valid_bleu=true --set eval.chrf_word_order=2 "
+                                      "--set train.max_steps=80") +
+                                " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto records = valid_records(run);
+  ASSERT_EQ(records.size(), 2u);
+  const std::string eval = "eval --checkpoint " + checkpoint_path(run, records.back()["step"].get<int64_t>()) +
+                           " --src " + data_ + "/valid.src --ref " + data_ + "/valid.tgt --json";
+  const RunResult by_default = run_luong(eval + " 2>/dev/null"),
+                  plain = run_luong(eval + " --chrf-word-order 0 2>/dev/null");
+  ASSERT_EQ(by_default.status, 0) << by_default.output;
+  const auto d = nlohmann::json::parse(by_default.output), p = nlohmann::json::parse(plain.output);
+  EXPECT_NEAR(d["chrf"].get<double>(), records.back()["valid_chrf"].get<double>(), 1e-9);
+  EXPECT_EQ(d["chrf_signature"].get<std::string>().find("nw:2|") != std::string::npos, true) << d;
+  EXPECT_NE(p["chrf"], d["chrf"]);
+  EXPECT_NE(p["chrf_signature"].get<std::string>().find("nw:0|"), std::string::npos) << p;
+}
+
 // train.valid_metric: chrf picks best.h5 by the validation chrF (higher is better), which may be another
 // step than BLEU's best; the summaries name it.
 TEST_F(ValidBleuTest, ChrfAsTheMetricPicksBestH5) {
