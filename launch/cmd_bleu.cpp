@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "framework/core/error.h"
+#include "launch/bleu_systems.h"
 #include "launch/commands.h"
 #include "models/nmt/bleu.h"
 #include "models/nmt/chrf.h"
@@ -49,13 +50,14 @@ std::vector<std::string> bleu_lines(const std::string& text, const std::string& 
   return bleu::read_lines(in, source);
 }
 
-std::string read_reference(const std::string& path) {
+// The bytes of an input file (`what`: "reference file", "system output"), a directory or unreadable file named.
+std::string read_input(const std::string& path, const char* what) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
-    LUONG_FAIL("bleu: cannot open reference file ", path, ": it is a directory, expected a text file");
+    LUONG_FAIL("bleu: cannot open ", what, " ", path, ": it is a directory, expected a text file");
   errno = 0;
   if (!std::ifstream(path, std::ios::binary))
-    LUONG_FAIL("bleu: cannot open reference file ", path, ": ", std::strerror(errno ? errno : ENOENT));
+    LUONG_FAIL("bleu: cannot open ", what, " ", path, ": ", std::strerror(errno ? errno : ENOENT));
   return nmt::read_text_file(path);
 }
 
@@ -71,25 +73,13 @@ void split_metrics_from_references(BleuOptions& o) {
   o.metrics.erase(first_file, o.metrics.end());
 }
 
-// One system's output: its name (the file, or "standard input") and its lines.
-struct System {
-  std::string name;
-  std::vector<std::string> lines;
-};
-
-std::vector<System> read_systems(const BleuOptions& o) {
-  std::vector<System> systems;
+std::vector<ScoredSystem> read_systems(const BleuOptions& o) {
+  std::vector<ScoredSystem> systems;
   if (o.inputs.empty()) return {{"standard input", bleu_lines(nmt::read_stdin_text(), "standard input")}};
   for (const std::string& path : o.inputs) {
-    for (const System& s : systems)
+    for (const ScoredSystem& s : systems)
       if (s.name == path) LUONG_FAIL("bleu: -i names ", path, " twice: give each system once");
-    std::error_code ec;
-    if (std::filesystem::is_directory(path, ec))
-      LUONG_FAIL("bleu: cannot open system output ", path, ": it is a directory, expected a text file");
-    errno = 0;
-    if (!std::ifstream(path, std::ios::binary))
-      LUONG_FAIL("bleu: cannot open system output ", path, ": ", std::strerror(errno ? errno : ENOENT));
-    systems.push_back({path, bleu_lines(nmt::read_text_file(path), path)});
+    systems.push_back({path, bleu_lines(read_input(path, "system output"), path)});
   }
   return systems;
 }
@@ -100,12 +90,6 @@ std::vector<significance::Metric> metrics_of(const BleuOptions& o) {
   if (std::count(o.metrics.begin(), o.metrics.end(), "bleu")) out.push_back(significance::Metric::kBleu);
   if (std::count(o.metrics.begin(), o.metrics.end(), "chrf")) out.push_back(significance::Metric::kChrf);
   return out;
-}
-
-significance::MetricRows rows_of(significance::Metric m, const System& s,
-                                 const std::vector<std::vector<std::string>>& refs, int chrf_word_order) {
-  return m == significance::Metric::kBleu ? significance::bleu_rows(s.lines, refs)
-                                          : significance::chrf_rows(s.lines, refs, chrf_word_order);
 }
 
 void print_json_list(const std::vector<std::string>& objects) {
@@ -119,7 +103,8 @@ void print_json_list(const std::vector<std::string>& objects) {
 }
 
 // One system: sacreBLEU's score lines (or JSON objects), with --confidence's estimate.
-void print_one_system(const BleuOptions& o, const System& system, const std::vector<std::vector<std::string>>& refs) {
+void print_one_system(const BleuOptions& o, const ScoredSystem& system,
+                      const std::vector<std::vector<std::string>>& refs) {
   const int nrefs = static_cast<int>(refs.size());
   std::vector<std::string> lines, objects;
   const auto estimate = [&](significance::Metric m) -> std::optional<bleu::ConfidenceEstimate> {
@@ -155,120 +140,16 @@ void print_one_system(const BleuOptions& o, const System& system, const std::vec
   }
 }
 
-// Terminal columns of UTF-8 text (one per code point: the table's text has no wide characters but in names).
-size_t columns_of(const std::string& s) {
-  size_t n = 0;
-  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-  return n;
-}
-
-// A plain table: the first column right-aligned (system names), the others left-aligned, two spaces apart.
-void print_table(const std::vector<std::vector<std::string>>& rows) {
-  std::vector<size_t> widths(rows[0].size(), 0);
-  for (const auto& row : rows)
-    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], columns_of(row[c]));
-  for (const auto& row : rows) {
-    std::string line = std::string(widths[0] - columns_of(row[0]), ' ') + row[0];
-    for (size_t c = 1; c < row.size(); ++c)
-      line += "  " + row[c] + (c + 1 < row.size() ? std::string(widths[c] - columns_of(row[c]), ' ') : "");
-    std::cout << line << "\n";
-  }
-}
-
-// Several systems without a test: each one's scores, as sacrebleu's table (or its JSON list of score strings).
-void print_systems(const BleuOptions& o, const std::vector<System>& systems,
-                   const std::vector<std::vector<std::string>>& refs) {
-  const std::vector<significance::Metric> metrics = metrics_of(o);
-  std::vector<std::vector<std::string>> table{{"System"}};
-  std::vector<std::string> signatures;
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (significance::Metric m : metrics) {
-    const significance::MetricRows probe = rows_of(m, systems[0], refs, o.chrf_word_order);
-    table[0].push_back(probe.name());
-    signatures.push_back(probe.name() + "|" + probe.signature());
-  }
-  for (const System& s : systems) {
-    std::vector<std::string> row{s.name};
-    nlohmann::ordered_json j;
-    j["system"] = s.name;
-    for (significance::Metric m : metrics) {
-      const significance::MetricRows rows = rows_of(m, s, refs, o.chrf_word_order);
-      const std::string score = bleu::fixed_decimals(significance::corpus_score(rows), o.width);
-      row.push_back(score);
-      j[rows.name()] = score;
-    }
-    table.push_back(row);
-    list.push_back(j);
-  }
-  if (o.json) {
-    std::cout << list.dump(4, ' ', false) << "\n";
-    return;
-  }
-  print_table(table);
-  std::cout << "\n";
-  for (const std::string& sig : signatures) std::cout << " - " << sig << "\n";
-}
-
-// --paired-bs / --paired-ar: the first system is the baseline.
-void print_paired_test(const BleuOptions& o, std::vector<System> systems,
-                       const std::vector<std::vector<std::string>>& refs) {
-  const std::vector<significance::Metric> metrics = metrics_of(o);
-  const int draws = o.paired_bs ? o.paired_bs_n : o.paired_ar_n;
-  const std::string test_fields = str(o.paired_bs ? "bs:" : "ar:", draws, "|seed:", o.seed);
-  systems[0].name = "Baseline: " + systems[0].name;
-  std::vector<std::vector<std::string>> table{{"System"}};
-  for (const System& s : systems) table.push_back({s.name});
-  std::vector<std::string> signatures;
-  std::vector<nlohmann::ordered_json> objects(systems.size());
-  for (size_t s = 0; s < systems.size(); ++s) objects[s]["system"] = systems[s].name;
-  for (significance::Metric m : metrics) {
-    std::vector<significance::MetricRows> rows;
-    for (const System& s : systems) rows.push_back(rows_of(m, s, refs, o.chrf_word_order));
-    const std::string name = rows[0].name();
-    table[0].push_back(o.paired_bs ? name + " (\u03bc \u00b1 95% CI)" : name);
-    signatures.push_back(name + "|" + bleu::with_test_fields(rows[0].signature(), test_fields));
-    const std::vector<significance::SystemResult> results =
-        o.paired_bs ? significance::paired_bootstrap(rows, draws, o.seed)
-                    : significance::paired_randomization(rows, draws, o.seed);
-    for (size_t s = 0; s < systems.size(); ++s) {
-      const significance::SystemResult& r = results[s];
-      std::string cell = bleu::fixed_decimals(r.score, o.width);
-      if (r.estimate)
-        cell += " (" + bleu::fixed_decimals(r.estimate->mean, o.width) + " \u00b1 " +
-                bleu::fixed_decimals(r.estimate->ci, o.width) + ")";
-      if (r.p_value) cell += " (p = " + bleu::fixed_decimals(*r.p_value, 4) + ")" + (*r.p_value <= 0.05 ? "*" : "");
-      table[s + 1].push_back(cell);
-      // sacrebleu's JSON: the result's fields, null where a test gives none.
-      nlohmann::ordered_json j;
-      j["score"] = r.score;
-      j["p_value"] = r.p_value ? nlohmann::ordered_json(*r.p_value) : nlohmann::ordered_json(nullptr);
-      j["mean"] = r.estimate ? nlohmann::ordered_json(r.estimate->mean) : nlohmann::ordered_json(nullptr);
-      j["ci"] = r.estimate ? nlohmann::ordered_json(r.estimate->ci) : nlohmann::ordered_json(nullptr);
-      objects[s][name] = j;
-    }
-  }
-  if (o.json) {
-    std::cout << nlohmann::ordered_json(objects).dump(4, ' ', false) << "\n";
-    return;
-  }
-  print_table(table);
-  std::cout << "\n"
-            << (o.paired_bs ? str("Paired bootstrap resampling test, ", draws, " resamples")
-                            : str("Paired approximate randomization test, ", draws, " trials"))
-            << ": each system against the baseline, " << o.inputs[0]
-            << (o.paired_bs ? " (in brackets: the\nbootstrap mean and 95% confidence interval of each score)" : "")
-            << ". p is roughly the probability that a\ndifference at least this large arises by chance if the "
-               "system and the baseline come from the same\nprocess; * marks p <= 0.05, a significant difference "
-               "(the scores say which system is better).\n\n";
-  for (const std::string& sig : signatures) std::cout << " - " << sig << "\n";
+SystemsScoring scoring(const BleuOptions& o, const std::vector<std::vector<std::string>>& refs) {
+  return {metrics_of(o), refs, o.chrf_word_order, o.width, o.json};
 }
 
 void run_bleu(const BleuOptions& o) {
   std::vector<std::vector<std::string>> refs;
-  for (const std::string& path : o.references) refs.push_back(bleu_lines(read_reference(path), path));
-  const std::vector<System> systems = read_systems(o);
+  for (const std::string& path : o.references) refs.push_back(bleu_lines(read_input(path, "reference file"), path));
+  const std::vector<ScoredSystem> systems = read_systems(o);
   for (size_t k = 0; k < refs.size(); ++k) {
-    for (const System& s : systems)
+    for (const ScoredSystem& s : systems)
       if (s.lines.size() != refs[k].size())
         LUONG_FAIL("bleu: ", s.name, " has ", s.lines.size(), " lines but the reference ", o.references[k], " has ",
                    refs[k].size());
@@ -278,12 +159,12 @@ void run_bleu(const BleuOptions& o) {
     if (systems.size() < 2)
       throw CLI::ValidationError(o.paired_bs ? "--paired-bs" : "--paired-ar",
                                  "a paired test needs a baseline and at least one system: -i BASELINE SYSTEM...");
-    print_paired_test(o, systems, refs);
+    print_paired_test(scoring(o, refs), systems, {o.paired_bs, o.paired_bs ? o.paired_bs_n : o.paired_ar_n, o.seed});
   } else if (systems.size() > 1) {
     if (o.confidence)
       throw CLI::ValidationError("--confidence",
                                  "estimates one system's score; for several, compare them with --paired-bs");
-    print_systems(o, systems, refs);
+    print_systems(scoring(o, refs), systems);
   } else {
     print_one_system(o, systems[0], refs);
   }
