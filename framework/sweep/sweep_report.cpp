@@ -91,7 +91,7 @@ SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialRes
   };
   const Plot plots[] = {{"valid_ppl", "Validation perplexity", {"validation perplexity", true}, true},
                         {"valid_bleu", "Validation BLEU", {"validation BLEU", false}, false},
-                        {"valid_chrf", "Validation chrF", {"validation chrF2", false}, false}};
+                        {"valid_chrf", "Validation chrF", {"validation chrF", false}, false}};
   for (const Plot& p : plots) {
     std::vector<PlotCurve> curves;
     for (const auto& r : rep.ranked) {
