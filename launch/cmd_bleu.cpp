@@ -17,6 +17,7 @@
 #include "framework/core/error.h"
 #include "launch/bleu_systems.h"
 #include "launch/commands.h"
+#include "launch/confidence_options.h"
 #include "models/nmt/bleu.h"
 #include "models/nmt/chrf.h"
 #include "models/nmt/data/text_reader.h"
@@ -33,8 +34,7 @@ struct BleuOptions {
   int width = 1;  // sacrebleu's command-line default
   std::vector<std::string> metrics{"bleu"};
   int chrf_word_order = 0;  // 2: chrF++
-  bool confidence = false;
-  int confidence_n = significance::kDefaultResamples;
+  ConfidenceOptions confidence;
   bool paired_bs = false, paired_ar = false;
   int paired_bs_n = significance::kDefaultResamples;
   int paired_ar_n = significance::kDefaultTrials;
@@ -108,10 +108,10 @@ void print_one_system(const BleuOptions& o, const ScoredSystem& system,
   const int nrefs = static_cast<int>(refs.size());
   std::vector<std::string> lines, objects;
   const auto estimate = [&](significance::Metric m) -> std::optional<bleu::ConfidenceEstimate> {
-    if (!o.confidence) return std::nullopt;
+    if (!o.confidence.enabled) return std::nullopt;
     const significance::Estimate e =
-        significance::bootstrap_confidence(rows_of(m, system, refs, o.chrf_word_order), o.confidence_n, o.seed);
-    return bleu::ConfidenceEstimate{o.confidence_n, o.seed, e.mean, e.ci};
+        significance::bootstrap_confidence(rows_of(m, system, refs, o.chrf_word_order), o.confidence.resamples, o.seed);
+    return bleu::ConfidenceEstimate{o.confidence.resamples, o.seed, e.mean, e.ci};
   };
   for (significance::Metric m : metrics_of(o)) {
     if (m == significance::Metric::kBleu) {
@@ -161,7 +161,7 @@ void run_bleu(const BleuOptions& o) {
                                  "a paired test needs a baseline and at least one system: -i BASELINE SYSTEM...");
     print_paired_test(scoring(o, refs), systems, {o.paired_bs, o.paired_bs ? o.paired_bs_n : o.paired_ar_n, o.seed});
   } else if (systems.size() > 1) {
-    if (o.confidence)
+    if (o.confidence.enabled)
       throw CLI::ValidationError("--confidence",
                                  "estimates one system's score; for several, compare them with --paired-bs");
     print_systems(scoring(o, refs), systems);
@@ -192,13 +192,9 @@ const bool kRegistered = add_command([](CLI::App& app) {
   cmd->add_option("-i,--input", opts->inputs,
                   "System output files to score instead of standard input (the first is the baseline of a paired "
                   "test); give the references first");
-  auto* confidence = cmd->add_flag("--confidence", opts->confidence,
-                                   "Also estimate the score's mean and 95% confidence interval by bootstrap "
-                                   "resampling (sacrebleu's --confidence; one system)");
-  cmd->add_option("--confidence-n", opts->confidence_n, "Bootstrap resamples of --confidence")
-      ->check(CLI::Range(1, 10000000))
-      ->capture_default_str()
-      ->needs(confidence);
+  auto* confidence = add_confidence_options(*cmd, opts->confidence,
+                                            "Also estimate the score's mean and 95% confidence interval by bootstrap "
+                                            "resampling (sacrebleu's --confidence; one system)");
   auto* paired_bs = cmd->add_flag("--paired-bs", opts->paired_bs,
                                   "Paired bootstrap resampling test of each -i system against the first (Koehn 2004; "
                                   "sacrebleu's --paired-bs)");

@@ -13,6 +13,7 @@
 #include "framework/io/json_text.h"
 #include "framework/io/write_file.h"
 #include "launch/commands.h"
+#include "launch/confidence_options.h"
 #include "launch/translate_util.h"
 #include "models/nmt/bleu.h"
 #include "models/nmt/chrf.h"
@@ -35,15 +36,14 @@ struct EvalArgs {
   int chrf_word_order = 0;  // 2: chrF++
   CLI::Option* chrf_word_order_option = nullptr;  // not given: the checkpoint's eval.chrf_word_order
   std::string output;       // --output: the translations, for luong bleu -i ... --paired-bs
-  bool confidence = false;  // --confidence: bootstrap estimates of BLEU and chrF
-  int confidence_n = significance::kDefaultResamples;
+  ConfidenceOptions confidence;  // bootstrap estimates of BLEU and chrF
 };
 
 // --confidence: the bootstrap estimate of one metric's score on these translations (luong bleu --confidence's).
 std::optional<bleu::ConfidenceEstimate> estimate(const EvalArgs& a, const significance::MetricRows& rows) {
-  if (!a.confidence) return std::nullopt;
-  const significance::Estimate e = significance::bootstrap_confidence(rows, a.confidence_n);
-  return bleu::ConfidenceEstimate{a.confidence_n, significance::kDefaultSeed, e.mean, e.ci};
+  if (!a.confidence.enabled) return std::nullopt;
+  const significance::Estimate e = significance::bootstrap_confidence(rows, a.confidence.resamples);
+  return bleu::ConfidenceEstimate{a.confidence.resamples, significance::kDefaultSeed, e.mean, e.ci};
 }
 
 std::string signature_with(std::string sig, const std::optional<bleu::ConfidenceEstimate>& c) {
@@ -127,7 +127,7 @@ void run(EvalArgs a) {
   bleu::BleuScore score = bleu::corpus_bleu(hyps, refs);
   // Character n-grams: partial credit within words (and word bigrams too for chrF++).
   chrf::ChrfScore chrf_score = chrf::corpus_chrf(hyps, refs, a.chrf_word_order);
-  if (a.confidence) {
+  if (a.confidence.enabled) {
     score.confidence = estimate(a, significance::bleu_rows(hyps, refs));
     chrf_score.confidence = estimate(a, significance::chrf_rows(hyps, refs, a.chrf_word_order));
   }
@@ -149,7 +149,7 @@ void run(EvalArgs a) {
                           {"length_penalty", a.t.length_penalty},
                           {"max_len_ratio", a.t.max_len_ratio},
                           {"batch_size", a.t.batch_size}};
-    if (a.confidence) {  // the bootstrap means and 95% half-widths (the signatures say bs and seed)
+    if (a.confidence.enabled) {  // the bootstrap means and 95% half-widths (the signatures say bs and seed)
       result["bleu_mean"] = score.confidence->mean, result["bleu_ci"] = score.confidence->ci;
       result["chrf_mean"] = chrf_score.confidence->mean, result["chrf_ci"] = chrf_score.confidence->ci;
     }
@@ -192,13 +192,9 @@ const bool kRegistered = add_command([](CLI::App& app) {
   cmd->add_option("--output", args->output,
                   "Also write the translations to this file, one line per source line (compare two checkpoints' with "
                   "luong bleu REF -i A B --paired-bs)");
-  auto* confidence = cmd->add_flag("--confidence", args->confidence,
-                                   "Bootstrap mean and 95% confidence interval of BLEU and chrF, as luong bleu "
-                                   "--confidence (sacrebleu's) gives them");
-  cmd->add_option("--confidence-n", args->confidence_n, "Bootstrap resamples of --confidence")
-      ->check(CLI::Range(1, 10000000))
-      ->capture_default_str()
-      ->needs(confidence);
+  add_confidence_options(*cmd, args->confidence,
+                         "Bootstrap mean and 95% confidence interval of BLEU and chrF, as luong bleu --confidence "
+                         "(sacrebleu's) gives them");
   cmd->callback([args] { run(*args); });
 });
 

@@ -14,4 +14,10 @@ inline nlohmann::json load_bleu_json(const std::string& name) {
   return nlohmann::json::parse(in);
 }
 
+// significance.json (numpy's draws, sacreBLEU's confidence intervals and paired tests), read once.
+inline const nlohmann::json& significance_fixture() {
+  static const nlohmann::json j = load_bleu_json("significance.json");
+  return j;
+}
+
 }  // namespace luong::testing

@@ -15,10 +15,7 @@ using testing::bleu_data;
 using testing::run;
 using testing::RunResult;
 
-const nlohmann::json& fixture() {
-  static const nlohmann::json j = testing::load_bleu_json("significance.json");
-  return j;
-}
+const nlohmann::json& fixture() { return testing::significance_fixture(); }
 
 std::string data_dir() { return bleu_data(""); }
 

@@ -19,10 +19,7 @@ using significance::MetricRows;
 using significance::NumpyGenerator;
 using testing::bleu_data;
 
-const nlohmann::json& fixture() {
-  static const nlohmann::json j = testing::load_bleu_json("significance.json");
-  return j;
-}
+const nlohmann::json& fixture() { return testing::significance_fixture(); }
 
 std::vector<std::string> lines(const std::string& name) { return bleu::read_lines_from_file(bleu_data(name)); }
 
