@@ -4,6 +4,7 @@
 //              [--confidence] [--output translations.txt]
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -46,6 +47,20 @@ std::optional<bleu::ConfidenceEstimate> estimate(const EvalArgs& a, const signif
   return bleu::ConfidenceEstimate{a.confidence.resamples, significance::kDefaultSeed, e.mean, e.ci};
 }
 
+// --output must be writable and must not be one of the command's inputs: the translations would replace the
+// test set or a reference (or a checkpoint) once decoding ends.
+void check_eval_output(const EvalArgs& a) {
+  check_output_path(a.output, "eval: --output");
+  std::vector<std::pair<std::string, std::string>> inputs{{"--src", a.src}, {"--ref", a.ref}};
+  for (const std::string& r : a.more_refs) inputs.emplace_back("--more-refs", r);
+  for (const std::string& c : a.t.checkpoints) inputs.emplace_back("--checkpoint", c);
+  std::error_code ec;
+  for (const auto& [option, path] : inputs)
+    if (std::filesystem::equivalent(a.output, path, ec))
+      LUONG_FAIL("eval: --output ", a.output, " is the ", option, " file ", path,
+                 "; the translations would replace it: write them to another file");
+}
+
 std::string signature_with(std::string sig, const std::optional<bleu::ConfidenceEstimate>& c) {
   return c ? bleu::with_test_fields(sig, c->signature_fields()) : sig;
 }
@@ -85,7 +100,7 @@ std::vector<std::string> read_reference(const std::string& text, const std::stri
 void run(EvalArgs a) {
   validate_translate_args(a.t);
   prepare_attention_plot_dir(a.t);
-  if (!a.output.empty()) check_output_path(a.output, "eval: --output");  // before the decoding, not after it
+  if (!a.output.empty()) check_eval_output(a);  // before the decoding, not after it
   nmt::Translator translator(a.t.checkpoints, Device::parse(a.t.device));
   apply_checkpoint_decoding(a.t, translator.config().eval);
   if (a.chrf_word_order_option->count() == 0) a.chrf_word_order = translator.config().eval.chrf_word_order;

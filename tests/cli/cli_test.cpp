@@ -182,6 +182,13 @@ TEST_F(CliTest, EvalWritesItsTranslationsAndEstimatesConfidence) {
             std::string::npos)
       << bad.output;
   EXPECT_EQ(bad.output.find("perplexity"), std::string::npos) << bad.output;
+  // Nor may it name an input: the test set would be replaced by its translations.
+  const RunResult onto_src = run_luong("eval --checkpoint " + run_ + "/best.h5 --src " + data_ + "/test.src --ref " +
+                                       data_ + "/test.tgt --output " + data_ + "/./test.src");
+  EXPECT_EQ(onto_src.status, 1);
+  EXPECT_NE(onto_src.output.find("is the --src file " + data_ + "/test.src; the translations would replace it"),
+            std::string::npos)
+      << onto_src.output;
 }
 
 // A checkpoint path that is not UTF-8 (a Latin-1 directory name) reaches the JSON line as U+FFFD: the line is
