@@ -28,6 +28,15 @@ void GzipInflater::feed(const char* data, size_t n, std::string& out) {
   z.avail_in = static_cast<uInt>(n);
   char chunk[1 << 16];
   while (z.avail_in > 0) {
+    if (!in_member_ && members_ > 0 && (padding_ > 0 || *z.next_in == 0)) {
+      // Zero bytes after the last member: the padding of a tar block or a tape, which gunzip skips too.
+      while (z.avail_in > 0 && *z.next_in == 0) ++z.next_in, --z.avail_in, ++padding_, ++compressed_in_;
+      if (z.avail_in == 0) break;
+      LUONG_FAIL(source_, " has other bytes after the ", padding_, " zero bytes that follow its gzip data (from byte ",
+                 compressed_in_, " of the compressed input): the file is damaged, or something was appended to it");
+    }
+    const bool new_member = !in_member_;
+    const int64_t member_start = compressed_in_;
     in_member_ = true;
     const uInt before = z.avail_in;
     z.next_out = reinterpret_cast<Bytef*>(chunk);
@@ -38,9 +47,13 @@ void GzipInflater::feed(const char* data, size_t n, std::string& out) {
     if (rc == Z_STREAM_END) {
       // The next member, if any bytes follow (what gunzip does with concatenated files).
       in_member_ = false;
+      ++members_;
       if (inflateReset(&z) != Z_OK) LUONG_FAIL(source_, ": cannot restart gzip decompression");
       continue;
     }
+    if (rc != Z_OK && rc != Z_BUF_ERROR && new_member && members_ > 0)
+      LUONG_FAIL(source_, " has bytes after the end of its gzip data that are not gzip (from byte ", member_start,
+                 " of the compressed input): the file is damaged, or something was appended to it");
     if (rc != Z_OK && rc != Z_BUF_ERROR)
       LUONG_FAIL(source_, " is not valid gzip data: ", z.msg ? z.msg : "zlib error " + std::to_string(rc),
                  " (near byte ", compressed_in_, " of the compressed input)");

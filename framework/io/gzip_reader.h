@@ -1,7 +1,9 @@
 // Reading gzip-compressed text (WMT-sized corpora usually come as .gz): a file or a stream whose first two
 // bytes are gzip's magic number is decompressed as it is read, whatever its name, so `data.train_src:
 // train.de.gz`, `luong eval --ref ref.gz` and `luong translate < input.gz` work as on plain text. Files of
-// several members (`cat a.gz b.gz`) read as gunzip reads them: one text after the other.
+// several members (`cat a.gz b.gz`) read as gunzip reads them: one text after the other; zero bytes after the last
+// member (tar's block padding) are skipped as gunzip skips them, and any other bytes there are an error naming
+// where they start (gunzip warns and ignores them: luong will not train on a file it cannot vouch for).
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -32,6 +34,8 @@ class GzipInflater {
   std::unique_ptr<Stream> z_;
   std::string source_;
   bool in_member_ = false;     // a member started and its end not yet read
+  int64_t members_ = 0;        // members read to their end
+  int64_t padding_ = 0;        // zero bytes skipped after the last member
   int64_t compressed_in_ = 0;  // bytes fed so far (for error positions)
 };
 

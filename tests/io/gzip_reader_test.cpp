@@ -41,6 +41,34 @@ TEST(Gzip, MembersFollowEachOtherAsGunzipReadsThem) {
   EXPECT_EQ(gunzip(gzip_bytes("first\n") + gzip_bytes("second\n") + gzip_bytes(""), "x"), "first\nsecond\n");
 }
 
+// Zero padding after the data (a .gz taken from a tar block) is skipped, in any chunking; other bytes after the
+// data, or after the padding, are named with where they start.
+TEST(Gzip, ZeroPaddingIsSkippedAndOtherTrailingBytesAreNamed) {
+  const std::string gz = gzip_bytes("first\n") + gzip_bytes("second\n");
+  const std::string padded = gz + std::string(512, '\0');
+  EXPECT_EQ(gunzip(padded, "x"), "first\nsecond\n");
+  for (size_t chunk : {size_t{1}, size_t{3}, size_t{100}}) {
+    GzipInflater inflater("x");
+    std::string out;
+    for (size_t at = 0; at < padded.size(); at += chunk)
+      inflater.feed(padded.data() + at, std::min(chunk, padded.size() - at), out);
+    inflater.finish();
+    EXPECT_EQ(out, "first\nsecond\n") << "chunks of " << chunk;
+  }
+  EXPECT_NE(error_of([&] { gunzip(gz + "appended text\n", "file 'c.gz'"); })
+                .find("file 'c.gz' has bytes after the end of its gzip data that are not gzip (from byte " +
+                      std::to_string(gz.size()) + " of the compressed input)"),
+            std::string::npos)
+      << error_of([&] { gunzip(gz + "appended text\n", "file 'c.gz'"); });
+  EXPECT_NE(error_of([&] { gunzip(gz + std::string(10, '\0') + "x", "f"); })
+                .find("f has other bytes after the 10 zero bytes that follow its gzip data (from byte " +
+                      std::to_string(gz.size() + 10)),
+            std::string::npos);
+  // A zero byte where the first member should start is no padding: the data is not gzip.
+  EXPECT_NE(error_of([&] { gunzip(std::string("\x1f\x8b\0\0", 4), "g"); }).find("g is not valid gzip data"),
+            std::string::npos);
+}
+
 TEST(Gzip, OnlyTheMagicNumberSaysGzip) {
   EXPECT_FALSE(starts_gzip(""));
   EXPECT_FALSE(starts_gzip("\x1f"));
