@@ -121,6 +121,7 @@ TrainerOptions trainer_options(const nmt::NmtConfig& c, const TrainArgs& a) {
   o.log_every = c.train.log_every;
   o.checkpoint_every = c.train.checkpoint_every;
   o.keep_checkpoints = c.train.keep_checkpoints;
+  o.tensorboard = c.train.tensorboard;
   o.early_stopping = c.train.early_stopping;
   o.valid_metric = "valid_" + c.train.valid_metric;  // a key of the validation record: valid_ppl, valid_bleu, ...
   o.valid_metric_higher_is_better = c.train.valid_metric != "ppl";

@@ -1,5 +1,6 @@
 #include "framework/train/metrics_log.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <vector>
@@ -9,7 +10,13 @@
 
 namespace luong {
 
-void MetricsLog::open(const std::string& path, int64_t keep_up_to_step, int64_t keep_valid_up_to_step) {
+std::string scalar_tag(const std::string& type, const std::string& field) {
+  const std::string prefix = type + "_";
+  return type + "/" + (field.rfind(prefix, 0) == 0 ? field.substr(prefix.size()) : field);
+}
+
+void MetricsLog::open(const std::string& path, int64_t keep_up_to_step, int64_t keep_valid_up_to_step,
+                      const std::string& tensorboard_dir) {
   if (keep_up_to_step >= 0 && std::filesystem::exists(path)) {
     std::ifstream in(path);
     std::vector<std::string> kept;
@@ -29,12 +36,20 @@ void MetricsLog::open(const std::string& path, int64_t keep_up_to_step, int64_t 
   }
   out_.open(path, std::ios::app);
   LUONG_CHECK(out_.is_open(), "cannot open metrics log ", path, " for writing");
+  if (!tensorboard_dir.empty()) events_.open(tensorboard_dir, std::max<int64_t>(keep_up_to_step, 0) + 1);
 }
 
 void MetricsLog::write(const nlohmann::json& record) {
   if (!out_.is_open()) return;
   out_ << json_text(record) << "\n";
   out_.flush();
+  if (!events_.is_open() || !record.contains("step")) return;
+  const std::string type = record.value("type", "metrics");
+  const int64_t step = record["step"].get<int64_t>();
+  const double now = wall_time_seconds();
+  for (const auto& [key, value] : record.items())
+    if (key != "step" && value.is_number()) events_.scalar(scalar_tag(type, key), value.get<double>(), step, now);
+  events_.flush();
 }
 
 }  // namespace luong

@@ -35,6 +35,7 @@ struct TrainerOptions {
   int64_t log_every = 50;
   int64_t checkpoint_every = 0;   // steps; 0 = after each validation
   int64_t keep_checkpoints = 3;   // 0 = keep all
+  bool tensorboard = false;       // also write metrics.jsonl's records as TensorBoard scalars in run_dir
   int64_t early_stopping = 0;     // validations without improvement; 0 = off
   int64_t max_bad_steps = 5;      // consecutive non-finite losses before stopping
   double clip_norm = 5.0;         // 0 = off

@@ -190,7 +190,8 @@ void Trainer::resume() {
   if (!ckpt) {
     // A fresh run: every rank starts from rank 0's parameters.
     if (group_.size() > 1) broadcast_parameters(task_.parameters(), group_);
-    if (is_root() && !opt_.run_dir.empty()) metrics_.open(opt_.run_dir + "/metrics.jsonl", 0);
+    if (is_root() && !opt_.run_dir.empty())
+      metrics_.open(opt_.run_dir + "/metrics.jsonl", 0, -1, opt_.tensorboard ? opt_.run_dir : "");
     return;
   }
   const StateDict& s = ckpt->state;
@@ -270,7 +271,8 @@ void Trainer::resume() {
   summary_.resumed_from = ckpt->path;
   say("resumed from " + ckpt->path + " at step " + std::to_string(step_));
   warn_about_config_changes(*ckpt);
-  if (is_root() && !opt_.run_dir.empty()) metrics_.open(opt_.run_dir + "/metrics.jsonl", step_, last_valid_step_);
+  if (is_root() && !opt_.run_dir.empty())
+    metrics_.open(opt_.run_dir + "/metrics.jsonl", step_, last_valid_step_, opt_.tensorboard ? opt_.run_dir : "");
 }
 
 void Trainer::save_checkpoint_now(bool best) {

@@ -144,6 +144,9 @@ void add_train(ConfigSchema& s) {
   bounded(s.add_int("train.keep_checkpoints", 3, "Keep the newest this many step checkpoints (the best one is "
                                                  "always kept); 0 = keep all."),
           0);
+  s.add_bool("train.tensorboard", false,
+             "Also write the metrics.jsonl records as TensorBoard scalars (train/loss, valid/ppl, ...) to an "
+             "events.out.tfevents.* file in the run directory: `tensorboard --logdir <run dir>`.");
   bounded(s.add_int("train.early_stopping", 0, "Stop after this many validations without improvement; 0 = off."),
           0);
   s.add_bool("train.valid_bleu", false,
@@ -337,6 +340,7 @@ NmtConfig nmt_config_from(const Config& c) {
   t.log_every = c.get_int("train.log_every");
   t.checkpoint_every = c.get_int("train.checkpoint_every");
   t.keep_checkpoints = c.get_int("train.keep_checkpoints");
+  t.tensorboard = c.get_bool("train.tensorboard");
   t.early_stopping = c.get_int("train.early_stopping");
   t.valid_bleu = c.get_bool("train.valid_bleu");
   t.valid_metric = c.get_string("train.valid_metric");

@@ -42,6 +42,7 @@ struct TrainConfig {
   int64_t log_every = 50;             // steps
   int64_t checkpoint_every = 0;       // steps; 0 = after every validation
   int64_t keep_checkpoints = 3;       // 0 = keep all
+  bool tensorboard = false;           // metrics also as TensorBoard scalars in the run directory
   int64_t early_stopping = 0;         // patience in validations; 0 = off
   bool valid_bleu = false;            // BLEU of the validation set at each validation
   std::string valid_metric = "ppl";   // ppl | bleu | chrf: what picks best.h5, drives early stopping / plateau
