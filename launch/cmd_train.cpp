@@ -1,5 +1,7 @@
 // `luong train`: trains a model from a YAML config, on one process or under mpirun.
 //   luong train --config configs/multi30k.yaml --run-dir checkpoints/m30k [--set k=v ...] [--resume auto]
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <filesystem>
 #include <fstream>
@@ -68,7 +70,17 @@ void delete_earlier_run(const std::string& run_dir, const std::function<void(con
   const auto files = list_checkpoints(run_dir);
   for (const auto& f : files) fs::remove(f.path, ec);
   fs::remove(best_checkpoint_path(run_dir), ec);
-  log(str("--overwrite: deleted the earlier run's ", files.size(), " checkpoint(s) and best.h5 in ", run_dir));
+  // The earlier run's TensorBoard event files (train.tensorboard), not the one this process writes.
+  const std::string own_suffix = "." + std::to_string(::getpid()) + ".luong";
+  int events = 0;
+  for (const auto& e : fs::directory_iterator(run_dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("events.out.tfevents.", 0) == 0 && name.size() > 6 && name.ends_with(".luong") &&
+        !name.ends_with(own_suffix))
+      events += fs::remove(e.path(), ec);
+  }
+  log(str("--overwrite: deleted the earlier run's ", files.size(), " checkpoint(s) and best.h5",
+          events ? str(" and ", events, " TensorBoard event file(s)") : std::string(), " in ", run_dir));
 }
 
 // The text summary's translation scores: the best under train.valid_metric bleu or chrf, else the last

@@ -71,6 +71,13 @@ TEST(TensorBoard, TheMetricsRecordsAreScalarsOfTheEventFile) {
   EXPECT_EQ(written, scalars_of_metrics(run));
   EXPECT_TRUE(written.count({"train/loss", 60}));
 
+  // --overwrite starts over: the earlier run's event files go with its checkpoints.
+  const RunResult again = run_luong(train + "20 --overwrite");
+  ASSERT_EQ(again.status, 0) << again.output;
+  files = event_files(run);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(read_events(files[0])[1].step, 1);
+
   // Without the key, no event file.
   const std::string plain = fresh_dir("tensorboard_off");
   ASSERT_EQ(
