@@ -108,7 +108,8 @@ double paired_bootstrap_p(const std::string& metric, const std::string& best, co
   const std::vector<std::vector<std::string>> refs{lines_of(reference)};
   const auto rows = [&](const std::string& file) {
     const std::vector<std::string> hyps = lines_of(file);
-    return metric == "bleu" ? significance::bleu_rows(hyps, refs) : significance::chrf_rows(hyps, refs, 0);
+    if (metric == "bleu") return significance::bleu_rows(hyps, refs);
+    return significance::chrf_rows(hyps, refs, static_cast<int>(std::count(metric.begin(), metric.end(), '+')));
   };
   return *significance::paired_bootstrap({rows(best), rows(other)}, significance::kDefaultResamples)[1].p_value;
 }

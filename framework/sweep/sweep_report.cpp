@@ -37,6 +37,11 @@ void test_against_best(std::vector<TrialResult>& ranked, const std::string& metr
   for (size_t k = 1; k < ranked.size(); ++k) {
     TrialResult& r = ranked[k];
     if (r.status != TrialStatus::ok || !r.metric(metric)) continue;
+    if (metric == "chrf" && r.eval_chrf_word_order != best.eval_chrf_word_order) {
+      if (log)
+        log(str("no significance test of ", r.name, " against ", best.name, ": its chrF has another word order"));
+      continue;
+    }
     if (r.eval_ref != best.eval_ref || !std::filesystem::exists(translations(r), ec)) {
       if (log)
         log(str("no significance test of ", r.name, " against ", best.name, ": ",
@@ -45,7 +50,9 @@ void test_against_best(std::vector<TrialResult>& ranked, const std::string& metr
       continue;
     }
     try {
-      r.p_vs_best = paired_test(metric, translations(best), translations(r), best.eval_ref);
+      // chrF++ as "chrf++": the score the trials were ranked by.
+      const std::string scored = metric == "chrf" ? metric + std::string(best.eval_chrf_word_order, '+') : metric;
+      r.p_vs_best = paired_test(scored, translations(best), translations(r), best.eval_ref);
     } catch (const std::exception& e) {
       if (log) log(str("no significance test of ", r.name, " against ", best.name, ": ", e.what()));
     }

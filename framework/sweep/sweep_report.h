@@ -17,7 +17,8 @@ struct SweepReport {
   std::vector<std::string> files;  // the names written in the output directory
 };
 
-// A paired significance test of two translation files against a reference file on a metric ("bleu", "chrf"): the
+// A paired significance test of two translation files against a reference file on a metric ("bleu", "chrf", or
+// "chrf++" for trials evaluated with eval.chrf_word_order 2): the
 // p-value (the framework knows no metric; `luong sweep` passes the one of models/nmt/significance).
 using PairedTestFn = std::function<double(const std::string& metric, const std::string& baseline,
                                           const std::string& system, const std::string& reference)>;

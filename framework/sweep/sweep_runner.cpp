@@ -401,6 +401,10 @@ class SweepRun {
     results_[i].bleu = (*j)["bleu"].get<double>();
     if (j->contains("chrf") && (*j)["chrf"].is_number()) results_[i].chrf = (*j)["chrf"].get<double>();
     results_[i].eval_ref = j->value("ref", "");
+    // The chrF word order from its signature ("...|nw:2|..."): the p-value must be of the score the trial ranks by.
+    const std::string sig = j->value("chrf_signature", "");
+    const size_t nw = sig.find("|nw:");
+    results_[i].eval_chrf_word_order = nw == std::string::npos ? 0 : sig[nw + 4] - '0';
     finish_ok(i);
   }
 

@@ -88,6 +88,7 @@ json to_json(const TrialResult& r) {
               {"valid_bleu", optional_json(r.valid_bleu)},
               {"valid_chrf", optional_json(r.valid_chrf)},
               {"eval_ref", r.eval_ref},
+              {"eval_chrf_word_order", r.eval_chrf_word_order},
               {"p_vs_best", optional_json(r.p_vs_best)},
               // null, not 0, for what was never measured (a trial that failed at start, or never ran)
               {"tokens_per_s", r.tokens_per_s > 0 ? json(r.tokens_per_s) : json(nullptr)},
@@ -115,7 +116,8 @@ TrialResult result_from_json(const json& j) {
   r.chrf = optional_from(j, "chrf");  // absent in results written before chrF was recorded
   r.valid_bleu = optional_from(j, "valid_bleu");
   r.valid_chrf = optional_from(j, "valid_chrf");
-  r.eval_ref = j.value("eval_ref", "");  // p_vs_best is the report's, worked out again each time
+  r.eval_ref = j.value("eval_ref", "");
+  r.eval_chrf_word_order = j.value("eval_chrf_word_order", 0);  // p_vs_best is the report's, worked out again each time
   r.tokens_per_s = number_or(j, "tokens_per_s", 0.0);
   r.wall_s = number_or(j, "wall_s", 0.0);
   r.steps = number_or(j, "steps", int64_t{0});

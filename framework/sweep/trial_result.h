@@ -30,6 +30,7 @@ struct TrialResult {
   std::optional<double> valid_bleu;  // best validation BLEU (max over "valid" records), when the trial computed it
   std::optional<double> valid_chrf;  // best validation chrF (max over "valid" records, on its own), likewise
   std::string eval_ref;  // the reference file luong eval scored `bleu` and `chrf` against (empty before it was kept)
+  int eval_chrf_word_order = 0;  // that evaluation's chrF word order (2: `chrf` is chrF2++; eval.chrf_word_order)
   // The paired bootstrap p-value of this trial's translations against the best trial's, on the sweep's metric
   // (bleu or chrf): set by the report, not stored in result.json.
   std::optional<double> p_vs_best;

@@ -325,6 +325,22 @@ TEST_F(SweepRunTest, BleuMetricEvaluatesEveryTrial) {
   EXPECT_EQ(results[1]["p_vs_best"], json::parse(paired.output)[1]["BLEU"]["p_value"]) << results[1].dump();
 }
 
+// Ranked by chrF++ (eval.chrf_word_order 2), the runner-up is tested on chrF++ too.
+TEST_F(SweepRunTest, ChrfPlusPlusTrialsAreTestedOnChrfPlusPlus) {
+  const std::string spec = write_spec("grid:\n  model.attention: [dot, general]\nmetric: chrf\n",
+                                      "  train.max_steps: 40\n  eval.beam_size: 2\n  eval.chrf_word_order: 2\n");
+  const Sweep s = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(s.status, 0) << s.err;
+  const json results = json::parse(s.out);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_EQ(results[1]["eval_chrf_word_order"], 2);
+  const auto paired = testing::run_luong("bleu " + *data_ + "/test.tgt -m chrf --chrf-word-order 2 -i " +
+                                         trial(results[0]["name"]) + "/eval_translations.txt " +
+                                         trial(results[1]["name"]) + "/eval_translations.txt --paired-bs --json");
+  ASSERT_EQ(paired.status, 0) << paired.output;
+  EXPECT_EQ(results[1]["p_vs_best"], json::parse(paired.output)[1]["chrF2++"]["p_value"]) << results[1].dump();
+}
+
 // metric: valid_bleu ranks by each trial's best validation BLEU (its metrics.jsonl), with no evaluation pass; a
 // spec whose trials do not compute it is told what to add before anything trains.
 TEST_F(SweepRunTest, ValidBleuMetricRanksByTheBestValidationBleu) {

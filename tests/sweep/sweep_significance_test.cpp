@@ -68,6 +68,19 @@ TEST(SweepSignificance, EachTrialIsTestedAgainstTheBestOnTheSweepsMetric) {
             std::string::npos);
   EXPECT_NE(said[1].find("no significance test of old against top: its translations were not kept"), std::string::npos);
 
+  // Ranked by chrF: trials scored with chrF2++ are tested on chrF2++ ("chrf++"), one scored with chrF2 is not tested.
+  std::vector<TrialResult> plusplus = results;
+  for (TrialResult& r : plusplus) r.eval_chrf_word_order = r.name == "low" ? 0 : 2;
+  spec.metric = "chrf";
+  calls.clear(), said.clear();
+  write_sweep_report(spec, plusplus, out, false, test, [&](const std::string& s) { said.push_back(s); });
+  ASSERT_EQ(calls.size(), 1u);  // mid; low has another word order
+  EXPECT_EQ(calls[0].metric, "chrf++");
+  ASSERT_EQ(said.size(), 3u);  // other_ref, old, low in rank order
+  EXPECT_NE(said[0].find("no significance test of other_ref"), std::string::npos);
+  EXPECT_NE(said[2].find("no significance test of low against top: its chrF has another word order"),
+            std::string::npos);
+
   // Ranked by a metric that is no corpus score: no test, no column.
   spec.metric = "valid_ppl", spec.mode = "min";
   calls.clear();
