@@ -85,6 +85,15 @@ class SweepRunTest : public ::testing::Test {
   }
 
   std::string trial(const std::string& name) const { return dir_ + "/out/trials/" + name; }
+  // The p-value `luong bleu --paired-bs` (with `metric_args`) gives the second-ranked trial's kept translations
+  // against the first's: what its p_vs_best must be. `score` names the metric in luong bleu's JSON.
+  json paired_p_value(const json& ranked, const std::string& metric_args, const std::string& score) const {
+    const auto r = testing::run_luong("bleu " + *data_ + "/test.tgt " + metric_args + " -i " +
+                                      trial(ranked[0]["name"]) + "/eval_translations.txt " + trial(ranked[1]["name"]) +
+                                      "/eval_translations.txt --paired-bs --json");
+    EXPECT_EQ(r.status, 0) << r.output;
+    return json::parse(r.output)[1][score]["p_value"];
+  }
   // The highest `key` ("valid_bleu", "valid_chrf") of the "valid" records of trial `name` (-1: none).
   double best_recorded(const std::string& name, const std::string& key) const {
     double best = -1;
@@ -316,13 +325,8 @@ TEST_F(SweepRunTest, BleuMetricEvaluatesEveryTrial) {
   EXPECT_EQ(read(dir_ + "/out/results.csv").substr(0, 65),
             std::string("rank,trial,model.attention,valid_ppl,bleu,chrf,p_vs_best,tokens_per_s,wall_s").substr(0, 65));
   // The runner-up's p-value is `luong bleu --paired-bs`'s for the two trials' kept translations.
-  const std::string best = trial(results[0]["name"]) + "/eval_translations.txt",
-                    other = trial(results[1]["name"]) + "/eval_translations.txt";
   EXPECT_TRUE(results[0]["p_vs_best"].is_null());
-  const auto paired =
-      testing::run_luong("bleu " + *data_ + "/test.tgt -i " + best + " " + other + " --paired-bs --json");
-  ASSERT_EQ(paired.status, 0) << paired.output;
-  EXPECT_EQ(results[1]["p_vs_best"], json::parse(paired.output)[1]["BLEU"]["p_value"]) << results[1].dump();
+  EXPECT_EQ(results[1]["p_vs_best"], paired_p_value(results, "", "BLEU")) << results[1].dump();
 }
 
 // Ranked by chrF++ (eval.chrf_word_order 2), the runner-up is tested on chrF++ too.
@@ -334,11 +338,8 @@ TEST_F(SweepRunTest, ChrfPlusPlusTrialsAreTestedOnChrfPlusPlus) {
   const json results = json::parse(s.out);
   ASSERT_EQ(results.size(), 2u);
   EXPECT_EQ(results[1]["eval_chrf_word_order"], 2);
-  const auto paired = testing::run_luong("bleu " + *data_ + "/test.tgt -m chrf --chrf-word-order 2 -i " +
-                                         trial(results[0]["name"]) + "/eval_translations.txt " +
-                                         trial(results[1]["name"]) + "/eval_translations.txt --paired-bs --json");
-  ASSERT_EQ(paired.status, 0) << paired.output;
-  EXPECT_EQ(results[1]["p_vs_best"], json::parse(paired.output)[1]["chrF2++"]["p_value"]) << results[1].dump();
+  EXPECT_EQ(results[1]["p_vs_best"], paired_p_value(results, "-m chrf --chrf-word-order 2", "chrF2++"))
+      << results[1].dump();
 }
 
 // metric: valid_bleu ranks by each trial's best validation BLEU (its metrics.jsonl), with no evaluation pass; a
