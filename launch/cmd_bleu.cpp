@@ -105,7 +105,6 @@ void print_json_list(const std::vector<std::string>& objects) {
 // One system: sacreBLEU's score lines (or JSON objects), with --confidence's estimate.
 void print_one_system(const BleuOptions& o, const ScoredSystem& system,
                       const std::vector<std::vector<std::string>>& refs) {
-  const int nrefs = static_cast<int>(refs.size());
   std::vector<std::string> lines, objects;
   const auto estimate = [&](significance::Metric m) -> std::optional<bleu::ConfidenceEstimate> {
     if (!o.confidence.enabled) return std::nullopt;
@@ -117,16 +116,12 @@ void print_one_system(const BleuOptions& o, const ScoredSystem& system,
     if (m == significance::Metric::kBleu) {
       bleu::BleuScore score = bleu::corpus_bleu(system.lines, refs);
       score.confidence = estimate(m);
-      std::string sig = bleu::signature(nrefs);
-      if (score.confidence) sig = bleu::with_test_fields(sig, score.confidence->signature_fields());
-      lines.push_back(score.format(o.width, sig));
+      lines.push_back(score.format(o.width, score.signature()));
       objects.push_back(score.to_json(o.width));
     } else {
       chrf::ChrfScore score = chrf::corpus_chrf(system.lines, refs, o.chrf_word_order);
       score.confidence = estimate(m);
-      std::string sig = chrf::signature(o.chrf_word_order, nrefs);
-      if (score.confidence) sig = bleu::with_test_fields(sig, score.confidence->signature_fields());
-      lines.push_back(score.format(o.width, sig));
+      lines.push_back(score.format(o.width, score.signature()));
       objects.push_back(score.to_json(o.width));
     }
   }

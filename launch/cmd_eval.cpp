@@ -61,10 +61,6 @@ void check_eval_output(const EvalArgs& a) {
                  "; the translations would replace it: write them to another file");
 }
 
-std::string signature_with(std::string sig, const std::optional<bleu::ConfidenceEstimate>& c) {
-  return c ? bleu::with_test_fields(sig, c->signature_fields()) : sig;
-}
-
 // The teacher-forced loss over every pair, in length-sorted chunks of a few batches so a progress line can
 // follow a long test set (the summed loss does not depend on how pairs are grouped).
 ValidationResult perplexity_pass(const nmt::Translator& translator, const nmt::Corpus& corpus, const TranslateArgs& t) {
@@ -146,8 +142,7 @@ void run(EvalArgs a) {
     score.confidence = estimate(a, significance::bleu_rows(hyps, refs));
     chrf_score.confidence = estimate(a, significance::chrf_rows(hyps, refs, a.chrf_word_order));
   }
-  const std::string bleu_signature = signature_with(bleu::signature(nrefs), score.confidence);
-  const std::string chrf_signature = signature_with(chrf::signature(a.chrf_word_order, nrefs), chrf_score.confidence);
+  const std::string bleu_signature = score.signature(), chrf_signature = chrf_score.signature();
   if (a.json) {
     nlohmann::json result{{"checkpoint", a.t.checkpoints.front()},
                           {"src", a.src},

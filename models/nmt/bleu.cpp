@@ -190,9 +190,13 @@ std::string BleuScore::format(int width, const std::string& sig) const {
   return (sig.empty() ? std::string("BLEU") : "BLEU|" + sig) + " = " + value + " " + verbose_part(*this);
 }
 
+std::string BleuScore::signature() const {
+  const std::string sig = bleu::signature(nrefs);
+  return confidence ? with_test_fields(sig, confidence->signature_fields()) : sig;
+}
+
 std::string BleuScore::to_json(int width) const {
-  const std::string sig =
-      confidence ? with_test_fields(signature(nrefs), confidence->signature_fields()) : signature(nrefs);
+  const std::string sig = signature();
   nlohmann::ordered_json j;
   j["name"] = "BLEU";
   j["score"] = std::stod(fixed_decimals(score, width));

@@ -50,6 +50,8 @@ struct BleuScore {
   int nrefs = 1;  // references per segment (the signature's nrefs)
   std::optional<ConfidenceEstimate> confidence;
 
+  // The score's full signature: signature(nrefs), with the estimate's bs and seed when there is one.
+  std::string signature() const;
   // sacreBLEU's text line: "BLEU = 25.12 60.1/32.3/19.5/12.4 (BP = 0.971 ratio = 0.971 hyp_len = 1234
   // ref_len = 1271)"; with a signature "BLEU|<signature> = ...". `width` is the score's decimals.
   std::string format(int width = 2, const std::string& signature = "") const;

@@ -179,9 +179,13 @@ std::string ChrfScore::format(int width, const std::string& sig) const {
   return (sig.empty() ? name : name + "|" + sig) + " = " + value;
 }
 
+std::string ChrfScore::signature() const {
+  const std::string sig = chrf::signature(word_order, nrefs);
+  return confidence ? bleu::with_test_fields(sig, confidence->signature_fields()) : sig;
+}
+
 std::string ChrfScore::to_json(int width) const {
-  std::string sig = signature(word_order, nrefs);
-  if (confidence) sig = bleu::with_test_fields(sig, confidence->signature_fields());
+  const std::string sig = signature();
   nlohmann::ordered_json j;
   j["name"] = metric_name(word_order);
   j["score"] = std::stod(bleu::fixed_decimals(score, width));

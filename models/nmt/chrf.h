@@ -35,6 +35,8 @@ struct ChrfScore {
   int word_order = 0;  // 0: chrF2; 2: chrF2++ (the name and signature say which)
   int nrefs = 1;       // references per segment (the signature's nrefs)
   std::optional<bleu::ConfidenceEstimate> confidence;
+  // The score's full signature: signature(word_order, nrefs), with the estimate's bs and seed when there is one.
+  std::string signature() const;
   // sacreBLEU's text line: "chrF2 = 57.31", with a signature "chrF2|<signature> = 57.31".
   std::string format(int width = 2, const std::string& signature = "") const;
   // sacreBLEU's JSON object (same keys and order, score rounded to `width`) plus score_unrounded.
