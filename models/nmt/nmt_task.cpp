@@ -14,6 +14,7 @@
 #include "models/nmt/bleu.h"
 #include "models/nmt/chrf.h"
 #include "models/nmt/data/bpe.h"
+#include "models/nmt/data/shared_training_pairs.h"
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/ensemble.h"
 #include "models/nmt/translator.h"
@@ -112,8 +113,10 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
     src_vocab_ = Vocabulary::build(count_tokens(text, text.src), cfg.data.src_vocab_size, cfg.data.min_freq);
     tgt_vocab_ = Vocabulary::build(count_tokens(text, text.tgt), cfg.data.tgt_vocab_size, cfg.data.min_freq);
   }
-  train_ = std::make_shared<Corpus>(encode_corpus(text, src_vocab_, tgt_vocab_, cfg.data.max_len));
-  log(str("train: ", train_->stats.summary()));
+  Corpus train = encode_corpus(text, src_vocab_, tgt_vocab_, cfg.data.max_len);
+  log(str("train: ", train.stats.summary()));
+  share_training_pairs(group, train.examples, log);
+  train_ = std::make_shared<Corpus>(std::move(train));
   log(str("vocabularies: source ", src_vocab_.size(), ", target ", tgt_vocab_.size()));
   // A vocabulary that maps most of the training text to <unk> (data.min_freq or a vocabulary size far too
   // small for the corpus) trains a model that can mostly say <unk>: a warning, since it may be meant.

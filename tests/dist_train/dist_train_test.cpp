@@ -58,6 +58,30 @@ TEST_F(DistTrainTest, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
   EXPECT_GT(max_rel_diff(checkpoint_path(one, 5), checkpoint_path(one, 15)), 1e-3);
 }
 
+// The two ranks of one machine read one copy of the training pairs (ExampleList::share_on_node) and say so;
+// with LUONG_SHARE_TRAINING_PAIRS=0 each holds its own, and the job trains to the same bits either way.
+TEST_F(DistTrainTest, TheRanksOfAMachineReadOneCopyOfTheTrainingPairs) {
+  const std::string shared = fresh_dir("dist_shared_pairs"), own = fresh_dir("dist_own_pairs");
+  std::string a = args(shared, 8, 5);
+  a.erase(a.find(" --quiet"), 8);  // for the data line
+  const RunResult r1 = run_mpi(a);
+  ASSERT_EQ(r1.status, 0) << r1.output;
+  EXPECT_NE(r1.output.find("data: 2 of 2 processes read the training pairs from one shared copy per node ("),
+            std::string::npos)
+      << r1.output;
+  EXPECT_EQ(r1.output.find("keeps its own copy"), std::string::npos) << r1.output;
+  std::string b = args(own, 8, 5);
+  b.erase(b.find(" --quiet"), 8);
+  const RunResult r2 = run_luong_shell("LUONG_SHARE_TRAINING_PAIRS=0 " + std::string(kMpirun) +
+                                       "-x LUONG_SHARE_TRAINING_PAIRS " + LUONG_BINARY + " " + b + " 2>&1");
+  ASSERT_EQ(r2.status, 0) << r2.output;
+  EXPECT_NE(r2.output.find("data: every process holds its own copy of the training pairs "
+                           "(LUONG_SHARE_TRAINING_PAIRS=0)"),
+            std::string::npos)
+      << r2.output;
+  EXPECT_EQ(max_rel_diff(checkpoint_path(shared, 5), checkpoint_path(own, 5)), 0.0);
+}
+
 // BPE merges are learned by every rank from its own copy of the data: they agree (the data check would refuse
 // ranks that read different tokens), and 2 ranks on subword units train as one process does, with joint
 // merges and with merges per side.

@@ -13,8 +13,14 @@
 #include <cstdint>
 #include <initializer_list>
 #include <iterator>
+#include <memory>
 #include <span>
+#include <string>
 #include <vector>
+
+namespace luong {
+class ProcessGroup;
+}
 
 namespace luong::nmt {
 
@@ -39,18 +45,28 @@ class ExampleList {
   ExampleList() = default;
   ExampleList(std::initializer_list<ExampleIds> pairs);
 
-  // Throws when an id is outside [0, 2^31).
+  // Throws when an id is outside [0, 2^31), or when the list is shared (below).
   void push_back(const ExampleIds& pair);
   void push_back(const Example& pair);  // a copy of a pair (of this list or another)
   // Ids not held by this list (they are copied in).
   void push_back(std::span<const int32_t> src, std::span<const int32_t> tgt, int64_t line);
   void reserve(size_t pairs, size_t ids) { entries_.reserve(pairs), ids_.reserve(ids); }
 
-  size_t size() const { return entries_.size(); }
-  bool empty() const { return entries_.empty(); }
+  // One copy of the pairs for all the processes of this node (an mpirun job's ranks each hold the same training
+  // pairs): collective over `group`; the node's first process puts its pairs in shared memory
+  // (framework/dist/node_shared_memory.h) and every process of the node whose own pairs are the same, byte for
+  // byte, frees them and reads that copy. False, the list unchanged, with why_not saying why, where it keeps
+  // its own. A shared list is read-only; its copies share the memory too.
+  bool share_on_node(ProcessGroup& group, std::string& why_not);
+  bool shared() const { return shared_ != nullptr; }
+  // Bytes of the pairs and their index (whether owned or shared).
+  size_t bytes() const;
+
+  size_t size() const { return shared_ ? shared_count_ : entries_.size(); }
+  bool empty() const { return size() == 0; }
   Example operator[](size_t i) const {
-    const Entry& e = entries_[i];
-    const int32_t* src = ids_.data() + e.start;
+    const Entry& e = shared_ ? shared_entries_[i] : entries_[i];
+    const int32_t* src = (shared_ ? shared_ids_ : ids_.data()) + e.start;
     return {{src, static_cast<size_t>(e.src_len)}, {src + e.src_len, static_cast<size_t>(e.tgt_len)}, e.line};
   }
 
@@ -81,6 +97,12 @@ class ExampleList {
   };
   std::vector<int32_t> ids_;
   std::vector<Entry> entries_;
+  // When shared: the node's block (kept mapped by this pointer and its copies) and the pairs in it; ids_ and
+  // entries_ are then empty.
+  std::shared_ptr<const std::byte> shared_;
+  const Entry* shared_entries_ = nullptr;
+  const int32_t* shared_ids_ = nullptr;
+  size_t shared_count_ = 0, shared_id_count_ = 0;
 };
 
 }  // namespace luong::nmt
