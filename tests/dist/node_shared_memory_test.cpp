@@ -78,7 +78,8 @@ TEST(NodeSharedMemory, EveryProcessOfTheNodeReadsTheBlockItsFirstProcessFilled) 
   }
   EXPECT_EQ(wrong, 0u);
   // Mapped from /dev/shm, whose name is gone once every process has mapped it (nothing left behind), and
-  // read-only.
+  // read-only. (The first process removes the name as it leaves the call; the others may leave it sooner.)
+  group->barrier();
   const std::string line = mapping_of(block.data.get());
   EXPECT_NE(line.find("/dev/shm/luong-"), std::string::npos) << line;
   EXPECT_NE(line.find("(deleted)"), std::string::npos) << line;

@@ -23,8 +23,8 @@ void share_training_pairs(ProcessGroup& group, ExampleList& pairs, const std::fu
   const bool shared = pairs.share_on_node(group, why_not);
   // A node of one process has nothing to share: not worth a warning.
   if (!shared && group.local_size() > 1)
-    std::cerr << "luong: rank " << group.rank() << ": warning: keeps its own copy of the training pairs (" << why_not
-              << ")\n";
+    std::cerr << "luong: rank " << group.rank() << " of " << group.size()
+              << ": warning: keeps its own copy of the training pairs (" << why_not << ")\n";
   const std::vector<uint64_t> flags = group.all_gather(shared ? 1 : 0);
   const auto sharing = std::count(flags.begin(), flags.end(), uint64_t{1});
   if (sharing == 0) return;
