@@ -6,10 +6,7 @@
 #include "models/nmt/nmt_task.h"
 
 namespace luong::nmt {
-namespace {
-
-// Each target position's log-probability under `model`, time-major (row t * B + b), pad positions 0. The
-// fused generator loss gives them per row, so no (T * B, V) tensor of log-probabilities is formed (at a
+// The fused generator loss gives the log-probabilities per row, so no (T * B, V) tensor of them is formed (at a
 // 50,000-word vocabulary and 32 x 50 positions that was 320 MB per member and batch, then a host copy).
 std::vector<double> target_log_probs(const NmtModel& model, const Batch& b, const std::vector<int64_t>& lengths,
                                      Device device) {
@@ -21,8 +18,6 @@ std::vector<double> target_log_probs(const NmtModel& model, const Batch& b, cons
   for (size_t i = 0; i < out.size(); ++i) out[i] = -p[i];
   return out;
 }
-
-}  // namespace
 
 ValidationResult evaluate_loss(const Ensemble& models, const Corpus& corpus, int64_t batch_size, Device device) {
   if (models.size() == 1) return evaluate_loss(models.member(0), corpus, batch_size, device);

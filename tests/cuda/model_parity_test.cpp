@@ -13,6 +13,7 @@
 #include "models/nmt/ensemble.h"
 #include "models/nmt/greedy.h"
 #include "models/nmt/model.h"
+#include "models/nmt/sentence_scores.h"
 #include "tests/cuda/cuda_test_util.h"
 
 namespace luong::testing {
@@ -218,6 +219,41 @@ TEST(CudaModelParity, EnsembleDecodingMatchesTheCpuTokenForToken) {
   o.beam_size = 4, o.n_best = 3, o.max_len = 12, o.length_penalty = 0.6;
   expect_same_hypotheses(nmt::beam_search(gpu, batch.src.to(Device::cuda(0)), batch.src_lengths, kBos, kEos, o),
                          nmt::beam_search(cpu, batch.src, batch.src_lengths, kBos, kEos, o));
+}
+
+// `luong score`'s per-pair log-probabilities (the fused generator loss per row, mixed per token for an ensemble)
+// on the device equal the CPU's, in float32, pair by pair in the input order.
+TEST(CudaModelParity, PairScoresOfAnEnsembleMatchTheCpu) {
+  LUONG_REQUIRE_CUDA();
+  const auto all = variants();
+  ASSERT_GE(all.size(), 2u);
+  Generator init(13);
+  NmtModel cpu_a(all[0].cfg, init), cpu_b(all[1].cfg, init);
+  const auto gpu_a = copy_of(cpu_a, DType::f32, Device::cuda(0)), gpu_b = copy_of(cpu_b, DType::f32, Device::cuda(0));
+  for (Module* m : std::initializer_list<Module*>{&cpu_a, &cpu_b, gpu_a.get(), gpu_b.get()}) m->eval();
+  nmt::Corpus corpus;
+  Generator g(4);
+  for (int64_t i = 0; i < 9; ++i) {
+    nmt::ExampleIds e;
+    for (int64_t k = 0, n = 1 + static_cast<int64_t>(g.below(8)); k < n; ++k)
+      e.src.push_back(4 + static_cast<int64_t>(g.below(19)));
+    for (int64_t k = 0, n = static_cast<int64_t>(g.below(7)); k < n; ++k)  // an empty target too, maybe
+      e.tgt.push_back(4 + static_cast<int64_t>(g.below(15)));
+    e.line = i + 1;
+    corpus.examples.push_back(e);
+  }
+  for (const bool ensemble : {false, true}) {
+    SCOPED_TRACE(ensemble ? "ensemble" : "one model");
+    const nmt::Ensemble cpu = ensemble ? nmt::Ensemble({&cpu_a, &cpu_b}) : nmt::Ensemble(cpu_a);
+    const nmt::Ensemble gpu = ensemble ? nmt::Ensemble({gpu_a.get(), gpu_b.get()}) : nmt::Ensemble(*gpu_a);
+    const auto on_cpu = nmt::score_pairs(cpu, corpus, 4, Device::cpu());
+    const auto on_gpu = nmt::score_pairs(gpu, corpus, 4, Device::cuda(0));
+    ASSERT_EQ(on_gpu.size(), on_cpu.size());
+    for (size_t i = 0; i < on_cpu.size(); ++i) {
+      EXPECT_EQ(on_gpu[i].tokens, on_cpu[i].tokens) << i;
+      EXPECT_NEAR(on_gpu[i].log_prob, on_cpu[i].log_prob, 1e-4 * std::abs(on_cpu[i].log_prob) + 1e-5) << i;
+    }
+  }
 }
 
 }  // namespace
