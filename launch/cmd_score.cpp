@@ -1,9 +1,11 @@
 // `luong score`: how probable a checkpoint (or an ensemble) finds each given translation, one line per pair.
 //   luong score --checkpoint run/best.h5 [more.h5 ...] --src test.en --tgt hyps.de [--normalize] [--json]
+//   luong score --checkpoint r2l.h5 --src test.en --n-best nbest.txt    # each hypothesis of an n-best list
 // For reranking n-best lists, filtering noisy parallel data by per-token scores (dual conditional
 // cross-entropy filtering uses two directions' --normalize scores), or finding the sentences two models
 // disagree on.
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -26,30 +28,74 @@ struct ScoreArgs {
   std::vector<std::string> checkpoints;
   std::string device = "cpu";
   std::string src, tgt;
+  std::string n_best;  // instead of --tgt: `index ||| hypothesis ||| ...` lines (luong translate --n-best, Moses)
   int64_t batch_size = 32;
   CLI::Option* batch_size_option = nullptr;  // not given: the checkpoint's eval.batch_size
   bool normalize = false, json = false, progress = false;
 };
 
-// Every line of both files, as pairs; the lines whose source is blank are left out (and counted): the model
-// conditions on the source, and has nothing to condition on there. A blank target is scored (</s> alone).
-nmt::ParallelText read_pairs(const ScoreArgs& a) {
-  std::vector<std::string> src = nmt::lines_of_file_text(nmt::read_text_file(a.src), a.src);
-  std::vector<std::string> tgt = nmt::lines_of_file_text(nmt::read_text_file(a.tgt), a.tgt);
-  if (src.size() != tgt.size())
-    LUONG_FAIL("score: '", a.src, "' has ", src.size(), " lines but '", a.tgt, "' has ", tgt.size(),
+// The pairs to score: target k with the source line its_source[k] (0-based).
+struct ScoreInput {
+  std::vector<std::string> sources, targets;
+  std::vector<size_t> its_source;
+  std::vector<std::string> n_best_lines;  // --n-best: each entry's line as read, printed back with its score
+};
+
+// --tgt: one target per source line.
+ScoreInput read_targets(const ScoreArgs& a) {
+  ScoreInput in;
+  in.sources = nmt::lines_of_file_text(nmt::read_text_file(a.src), a.src);
+  in.targets = nmt::lines_of_file_text(nmt::read_text_file(a.tgt), a.tgt);
+  if (in.sources.size() != in.targets.size())
+    LUONG_FAIL("score: '", a.src, "' has ", in.sources.size(), " lines but '", a.tgt, "' has ", in.targets.size(),
                " lines (the files must be line-aligned)");
-  if (src.empty()) LUONG_FAIL("score: ", a.src, " is empty (no lines)");
+  for (size_t i = 0; i < in.sources.size(); ++i) in.its_source.push_back(i);
+  return in;
+}
+
+// --n-best: `index ||| hypothesis ||| ...`, the index 0-based into --src (Moses's n-best format).
+ScoreInput read_n_best(const ScoreArgs& a) {
+  ScoreInput in;
+  in.sources = nmt::lines_of_file_text(nmt::read_text_file(a.src), a.src);
+  in.n_best_lines = nmt::lines_of_file_text(nmt::read_text_file(a.n_best), a.n_best);
+  const std::string sep = " ||| ";
+  for (size_t k = 0; k < in.n_best_lines.size(); ++k) {
+    const std::string& line = in.n_best_lines[k];
+    const size_t first = line.find(sep);
+    const std::string where = str("score: --n-best ", a.n_best, " line ", k + 1);
+    if (first == std::string::npos)
+      LUONG_FAIL(where, " is not 'index ||| hypothesis ||| ...' (no ' ||| ' in '", line.substr(0, 60), "')");
+    const std::string index = line.substr(0, first);
+    size_t i = 0;
+    const auto [end, ec] = std::from_chars(index.data(), index.data() + index.size(), i);
+    if (ec != std::errc() || end != index.data() + index.size() || index.empty())
+      LUONG_FAIL(where, ": the index '", index.substr(0, 40), "' is not a number of a --src line (0-based)");
+    if (i >= in.sources.size())
+      LUONG_FAIL(where, ": index ", i, " is past the ", in.sources.size(), " lines of ", a.src,
+                 " (indices are 0-based)");
+    const size_t second = line.find(sep, first + sep.size());
+    in.targets.push_back(
+        line.substr(first + sep.size(), second == std::string::npos ? std::string::npos : second - first - sep.size()));
+    in.its_source.push_back(i);
+  }
+  return in;
+}
+
+// The pairs as parallel text, numbered by their entry (1-based); those whose source is blank are left out (and
+// counted): the model conditions on the source, and has nothing to condition on there. A blank target is scored
+// (</s> alone).
+nmt::ParallelText as_pairs(const ScoreInput& in) {
   nmt::ParallelText text;
-  text.lines = static_cast<int64_t>(src.size());
-  for (size_t i = 0; i < src.size(); ++i) {
-    if (nmt::is_blank_line(src[i])) {
+  text.lines = static_cast<int64_t>(in.targets.size());
+  for (size_t k = 0; k < in.targets.size(); ++k) {
+    const std::string& src = in.sources[in.its_source[k]];
+    if (nmt::is_blank_line(src)) {
       ++text.empty_skipped;
       continue;
     }
-    text.src.push_back(std::move(src[i]));
-    text.tgt.push_back(std::move(tgt[i]));
-    text.line_numbers.push_back(static_cast<int64_t>(i) + 1);
+    text.src.push_back(src);
+    text.tgt.push_back(in.targets[k]);
+    text.line_numbers.push_back(static_cast<int64_t>(k) + 1);
   }
   return text;
 }
@@ -65,7 +111,9 @@ void run(ScoreArgs a) {
   nmt::Translator translator(a.checkpoints, Device::parse(a.device));
   if (a.batch_size_option->count() == 0) a.batch_size = translator.config().eval.batch_size;
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
-  nmt::ParallelText text = read_pairs(a);
+  const ScoreInput input = a.n_best.empty() ? read_targets(a) : read_n_best(a);
+  if (input.targets.empty()) LUONG_FAIL("score: ", a.n_best.empty() ? a.src : a.n_best, " is empty (no lines)");
+  nmt::ParallelText text = as_pairs(input);
   const int64_t lines = text.lines, blank_sources = text.empty_skipped;
   const nmt::Corpus corpus =
       nmt::encode_corpus(nmt::tokenize_corpus(std::move(text), translator.tokenizer().options(), translator.subwords()),
@@ -84,12 +132,17 @@ void run(ScoreArgs a) {
     if (s) log_prob += s->log_prob, tokens += s->tokens;
     if (a.json) {
       nlohmann::json row{{"line", k + 1}, {"log_prob", nullptr}, {"tokens", 0}, {"per_token", nullptr}};
+      if (!a.n_best.empty()) row["index"] = input.its_source[k];
       if (s) row["log_prob"] = s->log_prob, row["tokens"] = s->tokens, row["per_token"] = s->log_prob / s->tokens;
       std::cout << json_text(row) << "\n";
-    } else {
-      std::cout << (s ? fixed(a.normalize ? s->log_prob / static_cast<double>(s->tokens) : s->log_prob) : "nan")
-                << "\n";
+      continue;
     }
+    const std::string value =
+        s ? fixed(a.normalize ? s->log_prob / static_cast<double>(s->tokens) : s->log_prob) : "nan";
+    if (a.n_best.empty())
+      std::cout << value << "\n";
+    else
+      std::cout << input.n_best_lines[k] << " ||| " << value << "\n";
   }
   flush_stdout();
   // The whole set's perplexity, which `luong eval` gives for the same pairs (it skips blank targets too).
@@ -110,18 +163,29 @@ const bool kRegistered = add_command([](CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--src", args->src, "Source sentences, one per line")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--tgt", args->tgt, "Target sentences to score, one per source line")
-      ->required()
-      ->check(CLI::ExistingFile);
+  auto* tgt =
+      cmd->add_option("--tgt", args->tgt, "Target sentences to score, one per source line")->check(CLI::ExistingFile);
+  auto* n_best = cmd->add_option("--n-best", args->n_best,
+                                 "Instead of --tgt: an n-best list ('index ||| hypothesis ||| ...' lines, the index "
+                                 "0-based into --src, as luong translate --n-best prints them); each line is printed "
+                                 "back with ' ||| score' appended")
+                     ->check(CLI::ExistingFile);
+  tgt->excludes(n_best);
+  n_best->excludes(tgt);
+  cmd->callback([args, tgt, n_best] {
+    if (tgt->count() == 0 && n_best->count() == 0)
+      throw CLI::RequiredError("one of --tgt (a target per source line) or --n-best (an n-best list)");
+    run(*args);
+  });
   cmd->add_option("--device", args->device, "cpu, cuda or cuda:N")->capture_default_str();
   args->batch_size_option = cmd->add_option("--batch-size", args->batch_size,
                                             "Pairs scored together, >= 1 (default: the checkpoint's eval.batch_size)");
   cmd->add_flag("--normalize", args->normalize,
                 "Print the log-probability per target token (the sentence's pieces and </s>) instead of its sum");
   cmd->add_flag("--json", args->json,
-                "One JSON object per line: line, log_prob, tokens, per_token (null for a blank source)");
+                "One JSON object per line: line, log_prob, tokens, per_token (null for a blank source), and index "
+                "with --n-best");
   cmd->add_flag("--progress", args->progress, "Progress lines on stderr even when it is not a terminal");
-  cmd->callback([args] { run(*args); });
 });
 
 }  // namespace

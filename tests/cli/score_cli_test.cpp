@@ -1,7 +1,8 @@
 // `luong score`: a line per input line in the input's order, --normalize and --json agreeing with each other, the
 // scores independent of --batch-size and adding up to `luong eval`'s perplexity, an ensemble of one checkpoint
 // twice scoring as it does alone, a blank source printed as nan with a warning (a blank target is scored), and
-// the input errors named.
+// the input errors named; an n-best list of `luong translate` gets back the scores its beam search gave each
+// hypothesis (without length normalisation both are the sum of the tokens' log-probabilities).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -28,8 +29,8 @@ class ScoreCli : public ::testing::Test {
   static RunResult score(const std::string& src, const std::string& tgt, const std::string& extra = "",
                          const std::string& checkpoints = "") {
     return run_luong_shell(std::string(LUONG_BINARY) + " score --checkpoint " +
-                           (checkpoints.empty() ? checkpoint_ : checkpoints) + " --src " + src + " --tgt " + tgt + " " +
-                           extra + " 2>" + data_ + "/stderr.txt");
+                           (checkpoints.empty() ? checkpoint_ : checkpoints) + " --src " + src +
+                           (tgt.empty() ? "" : " --tgt " + tgt) + " " + extra + " 2>" + data_ + "/stderr.txt");
   }
   static std::string last_stderr() {
     std::ifstream in(data_ + "/stderr.txt");
@@ -125,6 +126,59 @@ TEST_F(ScoreCli, ABlankSourceHasNoScoreAndABlankTargetIsScored) {
   EXPECT_EQ(rows[2].at("tokens"), 1);  // </s> alone
   EXPECT_LT(rows[2].at("log_prob").get<double>(), 0.0);
   EXPECT_NEAR(std::stod(out[2]), rows[2].at("log_prob").get<double>(), 1e-6);
+}
+
+TEST_F(ScoreCli, AnNBestListIsScoredAsItsBeamSearchScoredIt) {
+  const std::string src = write("nbest.src", "hi zo .\nja di zo ba .\n \ntu fu ga mi ja .\n");
+  const RunResult tr =
+      run_luong_shell(std::string(LUONG_BINARY) + " translate --checkpoint " + checkpoint_ +
+                      " --beam 4 --n-best 4 --length-penalty 0 < " + src + " 2>/dev/null > " + data_ + "/nbest.txt");
+  ASSERT_EQ(tr.status, 0) << tr.output;
+  const RunResult r = score(src, "", "--n-best " + data_ + "/nbest.txt");
+  ASSERT_EQ(r.status, 0) << r.output << last_stderr();
+  std::ifstream nbest(data_ + "/nbest.txt");
+  const std::vector<std::string> out = lines(r.output);
+  size_t k = 0;
+  for (std::string line; std::getline(nbest, line); ++k) {
+    ASSERT_LT(k, out.size());
+    // The line as read, then its score.
+    ASSERT_EQ(out[k].substr(0, line.size() + 5), line + " ||| ") << out[k];
+    const double beam_score = std::stod(line.substr(line.rfind(" ||| ") + 5));
+    const std::string scored = out[k].substr(line.size() + 5);
+    if (line.rfind("2 |||", 0) == 0) {  // the blank source: translated as nothing, scored as nothing
+      EXPECT_EQ(scored, "nan");
+      continue;
+    }
+    EXPECT_NEAR(std::stod(scored), beam_score, 1e-4 * std::abs(beam_score) + 1e-5) << out[k];
+  }
+  EXPECT_EQ(out.size(), k);
+  EXPECT_GE(k, 10u);  // several hypotheses for each of the three sources
+
+  const RunResult js = score(src, "", "--json --n-best " + data_ + "/nbest.txt");
+  const auto rows = json_lines(js.output);
+  ASSERT_EQ(rows.size(), k);
+  EXPECT_EQ(rows.front().at("index"), 0);
+  EXPECT_EQ(rows.back().at("index"), 3);
+}
+
+TEST_F(ScoreCli, MalformedNBestListsAndMissingTargetsAreNamed) {
+  const std::string src = write("nb.src", "a\nb\n");
+  for (const auto& [text, message] :
+       {std::pair<std::string, std::string>{"0 ||| a\n2 ||| b ||| -1\n", "line 2: index 2 is past the 2 lines of "},
+        {"0 ||| a\n-1 ||| b\n", "line 2: the index '-1' is not a number of a --src line (0-based)"},
+        {"0 a\n", "line 1 is not 'index ||| hypothesis ||| ...' (no ' ||| ' in '0 a')"}}) {
+    const RunResult r = score(src, "", "--n-best " + write("bad.nbest", text));
+    EXPECT_EQ(r.status, 1) << text;
+    EXPECT_NE(last_stderr().find(message), std::string::npos) << last_stderr();
+  }
+  RunResult r = score(src, "");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(last_stderr().find("one of --tgt (a target per source line) or --n-best (an n-best list) is required"),
+            std::string::npos)
+      << last_stderr();
+  r = score(src, src, "--n-best " + src);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(last_stderr().find("--tgt excludes --n-best"), std::string::npos) << last_stderr();
 }
 
 TEST_F(ScoreCli, InputErrorsAreNamed) {
