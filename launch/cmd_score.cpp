@@ -2,8 +2,8 @@
 //   luong score --checkpoint run/best.h5 [more.h5 ...] --src test.en --tgt hyps.de [--normalize] [--json]
 //   luong score --checkpoint other.h5 --src test.en --n-best nbest.txt    # each hypothesis of an n-best list
 // For reranking n-best lists, filtering noisy parallel data by per-token scores (dual conditional
-// cross-entropy filtering scores each pair with both directions' models, --src and --tgt swapped for the reverse one, and
-// compares their --normalize scores), or finding the sentences two models disagree on.
+// cross-entropy filtering scores each pair with both directions' models, --src and --tgt swapped for the reverse one,
+// and compares their --normalize scores), or finding the sentences two models disagree on.
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <cmath>
