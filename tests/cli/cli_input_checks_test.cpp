@@ -492,7 +492,7 @@ TEST_F(CliInputChecks, DamagedVocabularyErrorsNameTheCheckpointAndEntry) {
 TEST_F(CliInputChecks, EvalDoesNotOfferTranslateOnlyOptions) {
   const RunResult r = run_luong("eval --n-best 3 --checkpoint " + ckpt_ + " --src " + src_ + " --ref " + ref_);
   EXPECT_NE(r.status, 0) << r.output;
-  EXPECT_TRUE(has(r, "unknown option '--n-best' for luong eval (an option of luong translate)")) << r.output;
+  EXPECT_TRUE(has(r, "unknown option '--n-best' for luong eval (an option of luong score, luong translate)")) << r.output;
   EXPECT_FALSE(has(run_luong("eval --help"), "--n-best"));
   EXPECT_TRUE(has(run_luong("translate --help"), "--n-best"));
 }
