@@ -63,6 +63,9 @@ bool prepare_run_dir(const TrainArgs& a) {
   return true;
 }
 
+// Where train.valid_translations keeps them, in the run directory.
+constexpr const char* kValidTranslationsDir = "valid_translations";
+
 // --overwrite's deletion, once the new run has started (metrics.jsonl was already started afresh by then).
 void delete_earlier_run(const std::string& run_dir, const std::function<void(const std::string&)>& log) {
   namespace fs = std::filesystem;
@@ -79,8 +82,13 @@ void delete_earlier_run(const std::string& run_dir, const std::function<void(con
         !name.ends_with(own_suffix))
       events += fs::remove(e.path(), ec);
   }
-  log(str("--overwrite: deleted the earlier run's ", files.size(), " checkpoint(s) and best.h5",
-          events ? str(" and ", events, " TensorBoard event file(s)") : std::string(), " in ", run_dir));
+  // And its validations' translations (train.valid_translations): this run has validated nothing yet.
+  const std::uintmax_t translations = fs::remove_all(run_dir + "/" + kValidTranslationsDir, ec);
+  log(str(
+      "--overwrite: deleted the earlier run's ", files.size(), " checkpoint(s) and best.h5",
+      events ? str(", ", events, " TensorBoard event file(s)") : std::string(),
+      translations && translations != static_cast<std::uintmax_t>(-1) ? ", its validation translations" : std::string(),
+      " in ", run_dir));
 }
 
 // The text summary's translation scores: the best under train.valid_metric bleu or chrf, else the last
@@ -162,6 +170,7 @@ void run(const TrainArgs& a) {
   check_configs_agree(*group, config_text);
 
   nmt::NmtTask task(c, *group, log);
+  if (c.train.valid_translations) task.keep_valid_translations_in(a.run_dir + "/" + kValidTranslationsDir);
   check_data_agrees(*group, task.data_fingerprint(),
                     str(task.training_pairs(), " training pairs from ", c.data.train_src, " / ", c.data.train_tgt));
   OptimizerOptions oo;

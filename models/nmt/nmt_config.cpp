@@ -153,6 +153,11 @@ void add_train(ConfigSchema& s) {
              "At each validation also translate data.valid_src with the eval.* decoding settings and score it "
              "against data.valid_tgt with BLEU and chrF (as `luong eval` does): valid_bleu and valid_chrf in "
              "metrics.jsonl and the validation line. Costs a decoding pass per validation; training is unchanged.");
+  s.add_bool("train.valid_translations", false,
+             "With validation scoring (train.valid_bleu, or train.valid_metric bleu or chrf), also write each "
+             "validation's translations to valid_translations/step-<N>.txt in the run directory, one line per "
+             "line of data.valid_src: to read how the model's output changes, or to test two steps' difference "
+             "with `luong bleu REF -i A B --paired-bs`.");
   s.add_choice("train.valid_metric", "ppl", {"ppl", "bleu", "chrf"},
                "The validation result that picks best.h5 and drives train.early_stopping and the plateau "
                "schedule: ppl (lower is better), bleu or chrf (higher is better; either translates and scores "
@@ -343,6 +348,7 @@ NmtConfig nmt_config_from(const Config& c) {
   t.tensorboard = c.get_bool("train.tensorboard");
   t.early_stopping = c.get_int("train.early_stopping");
   t.valid_bleu = c.get_bool("train.valid_bleu");
+  t.valid_translations = c.get_bool("train.valid_translations");
   t.valid_metric = c.get_string("train.valid_metric");
   t.label_smoothing = c.get_number("train.label_smoothing");
   t.max_bad_steps = c.get_int("train.max_bad_steps");

@@ -45,6 +45,7 @@ struct TrainConfig {
   bool tensorboard = false;           // metrics also as TensorBoard scalars in the run directory
   int64_t early_stopping = 0;         // patience in validations; 0 = off
   bool valid_bleu = false;            // BLEU of the validation set at each validation
+  bool valid_translations = false;    // and its translations kept in the run directory
   std::string valid_metric = "ppl";   // ppl | bleu | chrf: what picks best.h5, drives early stopping / plateau
   // Validations translate the validation set and score it with BLEU and chrF (asked for, or the metric needs it).
   bool scores_valid_translations() const { return valid_bleu || valid_metric != "ppl"; }

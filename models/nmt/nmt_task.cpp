@@ -18,6 +18,7 @@
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/ensemble.h"
 #include "models/nmt/translator.h"
+#include "models/nmt/valid_translations.h"
 
 namespace luong::nmt {
 namespace {
@@ -144,7 +145,11 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
       LUONG_CHECK(valid_sources_.size() == valid_references_.size(), "validation scoring: ", cfg.data.valid_src,
                   " has ", valid_sources_.size(), " lines and ", cfg.data.valid_tgt, " ", valid_references_.size());
     }
-  } else {
+  }
+  if (cfg.train.valid_translations && !cfg.train.scores_valid_translations())
+    log("warning: train.valid_translations = true has no effect: validations translate the validation set only "
+        "with train.valid_bleu = true or train.valid_metric bleu or chrf");
+  if (cfg.data.valid_src.empty()) {
     // Both act on validations only: without a validation set they never would, which is worth a word.
     if (cfg.train.early_stopping > 0)
       log(str("warning: train.early_stopping = ", cfg.train.early_stopping,
@@ -361,11 +366,17 @@ NmtTask::TranslationScores NmtTask::validation_scores(const std::function<bool()
     chars += chrf::sentence_stats(translations[k].text, valid_references_[lines[k]], cfg_.eval.chrf_word_order);
   }
   // One vector for both: hyp_len, ref_len, BLEU's correct and total, chrF's hypothesis, reference and matched
-  // n-grams.
+  // n-grams; and last, how many processes gave up (a validation cut short keeps no translations anywhere).
   std::vector<int64_t> v{stats.hyp_len, stats.ref_len};
   for (const auto* part : {&stats.correct, &stats.total}) v.insert(v.end(), part->begin(), part->end());
   for (const auto* part : {&chars.hyp, &chars.ref, &chars.match}) v.insert(v.end(), part->begin(), part->end());
+  v.push_back(abandoned ? 1 : 0);
   if (world > 1) group_.all_reduce_scalars(v);
+  if (!valid_translations_dir_.empty() && v.back() == 0) {
+    std::vector<std::string> share;
+    for (const Translation& t : translations) share.push_back(t.text);
+    write_valid_translations(group_, valid_translations_dir_, step_, share, valid_sources_.size());
+  }
   size_t at = 0;
   auto take = [&](auto& part) {
     for (auto& x : part) x = v[at++];

@@ -55,6 +55,9 @@ class NmtTask : public TrainTask {
   // only if they train on the same data (launch/rank_agreement.h compares it across an mpirun job).
   uint64_t data_fingerprint() const;
   int64_t training_pairs() const { return static_cast<int64_t>(train_->examples.size()); }
+  // train.valid_translations: validations that translate the validation set keep the translations in `dir`
+  // (models/nmt/valid_translations.h). Every process of the job must be given the same.
+  void keep_valid_translations_in(const std::string& dir) { valid_translations_dir_ = dir; }
 
  private:
   NmtConfig cfg_;
@@ -67,6 +70,7 @@ class NmtTask : public TrainTask {
   // With validation BLEU and chrF (train.valid_bleu, or train.valid_metric bleu or chrf): the validation source lines
   // and the references as sacreBLEU reads them, every line (an empty one translates to an empty line), as `luong eval`.
   std::vector<std::string> valid_sources_, valid_references_;
+  std::string valid_translations_dir_;  // "" = not kept
   // BLEU and chrF of the validation set's translations (valid_bleu and valid_chrf of the validation record).
   struct TranslationScores {
     double bleu = 0, chrf = 0;

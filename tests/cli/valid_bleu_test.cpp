@@ -3,6 +3,7 @@
 // computing it changes nothing the run trains; and its settings are checked like any other.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -81,6 +82,50 @@ TEST_F(ValidBleuTest, TheRecordedScoreIsWhatEvalGivesThatCheckpointAndTheBestPic
   const RunResult text = text_summary(run, "--set train.valid_metric=bleu");
   ASSERT_EQ(text.status, 0) << text.output;
   EXPECT_NE(text.output.find(str("best valid bleu ", best)), std::string::npos) << text.output;
+}
+
+// train.valid_translations: a file per validation, named by its step, holding what `luong translate` gives that
+// step's checkpoint (with the eval.* settings the checkpoint stores, as validation used them); --overwrite removes
+// them with the earlier run; without validation scoring the key is a warning.
+TEST_F(ValidBleuTest, KeptValidationTranslationsAreWhatTranslateGivesThatStepsCheckpoint) {
+  const std::string run = fresh_dir("valid_translations_run");
+  const RunResult r = run_luong(train(run,
+                                      "--set train.valid_bleu=true --set train.valid_translations=true "
+                                      "--set train.max_steps=120 --set eval.beam_size=3 --set eval.batch_size=4") +
+                                " 2>/dev/null");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(run + "/valid_translations"))
+    files.push_back(e.path().filename().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"step-120.txt", "step-40.txt", "step-80.txt"}));
+  const auto records = valid_records(run);
+  ASSERT_EQ(records.size(), 3u);
+  std::string previous;
+  for (const auto& rec : records) {
+    const int64_t step = rec["step"].get<int64_t>();
+    std::ifstream in(run + "/valid_translations/step-" + std::to_string(step) + ".txt");
+    const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const RunResult t = run_luong_shell(std::string(LUONG_BINARY) + " translate --checkpoint " +
+                                        checkpoint_path(run, step) + " < " + data_ + "/valid.src 2>/dev/null");
+    ASSERT_EQ(t.status, 0) << t.output;
+    EXPECT_EQ(kept, t.output) << "step " << step;
+    EXPECT_EQ(std::count(kept.begin(), kept.end(), '\n'), 30) << "step " << step;
+    EXPECT_NE(kept, previous) << "the translations changed as the model trained";
+    previous = kept;
+  }
+  const RunResult over = run_luong(train(run, "--overwrite --set train.max_steps=10") + " 2>&1");
+  ASSERT_EQ(over.status, 0) << over.output;
+  EXPECT_FALSE(std::filesystem::exists(run + "/valid_translations")) << over.output;
+
+  const RunResult unused = run_luong(
+      train(fresh_dir("valid_translations_unused"), "--set train.valid_translations=true --set train.max_steps=1") +
+      " 2>&1");
+  ASSERT_EQ(unused.status, 0) << unused.output;
+  EXPECT_NE(unused.output.find("warning: train.valid_translations = true has no effect: validations translate the "
+                               "validation set only with train.valid_bleu = true or train.valid_metric bleu or chrf"),
+            std::string::npos)
+      << unused.output;
 }
 
 // eval.chrf_word_order 2: validation records chrF2++, the score `luong eval` gives the checkpoint by default (it

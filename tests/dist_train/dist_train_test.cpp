@@ -136,8 +136,22 @@ TEST_F(DistTrainTest, ValidationBleuOfTwoRanksIsTheWholeSetsScore) {
   const std::string run = fresh_dir("dist_valid_bleu");
   const RunResult r = run_mpi(args(run, 8, 200,
                                    "--set optim.name=adam --set optim.lr=0.02 --set train.checkpoint_every=100 "
-                                   "--set train.valid_every=100 --set train.valid_metric=bleu --json"));
+                                   "--set train.valid_every=100 --set train.valid_metric=bleu "
+                                   "--set train.valid_translations=true --json"));
   ASSERT_EQ(r.status, 0) << r.output;
+  // Each rank translated every second line; the kept file interleaves them into what `luong translate` gives the
+  // step's checkpoint, and the ranks' share files are gone.
+  {
+    std::ifstream in(run + "/valid_translations/step-200.txt");
+    const std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const RunResult t = run_luong_shell(std::string(LUONG_BINARY) + " translate --checkpoint " +
+                                        checkpoint_path(run, 200) + " < " + data_ + "/valid.src 2>/dev/null");
+    ASSERT_EQ(t.status, 0) << t.output;
+    EXPECT_EQ(kept, t.output);
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(run + "/valid_translations"),
+                            std::filesystem::directory_iterator()),
+              2);  // step-100.txt and step-200.txt
+  }
   const auto summary = nlohmann::json::parse(r.output.substr(r.output.rfind('{')));
   // A score of 0 (a model that has learned nothing) would be the same for any part of the set.
   EXPECT_GT(summary["last_valid_bleu"].get<double>(), 5.0) << r.output;
