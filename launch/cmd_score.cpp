@@ -108,11 +108,12 @@ std::string fixed(double v) {
 
 void run(ScoreArgs a) {
   if (a.batch_size < 1) LUONG_FAIL("--batch-size must be >= 1, got ", a.batch_size);
+  // The input first: its errors should not wait for a large checkpoint to load.
+  const ScoreInput input = a.n_best.empty() ? read_targets(a) : read_n_best(a);
+  if (input.targets.empty()) LUONG_FAIL("score: ", a.n_best.empty() ? a.src : a.n_best, " is empty (no lines)");
   nmt::Translator translator(a.checkpoints, Device::parse(a.device));
   if (a.batch_size_option->count() == 0) a.batch_size = translator.config().eval.batch_size;
   set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
-  const ScoreInput input = a.n_best.empty() ? read_targets(a) : read_n_best(a);
-  if (input.targets.empty()) LUONG_FAIL("score: ", a.n_best.empty() ? a.src : a.n_best, " is empty (no lines)");
   nmt::ParallelText text = as_pairs(input);
   const int64_t lines = text.lines, blank_sources = text.empty_skipped;
   const nmt::Corpus corpus =
@@ -124,7 +125,14 @@ void run(ScoreArgs a) {
       translator.ensemble(), corpus, a.batch_size, translator.device(), [&](size_t done) { progress.update(done); });
   // Line k's score, or none for a blank source.
   std::vector<const nmt::PairScore*> by_line(static_cast<size_t>(lines), nullptr);
-  for (size_t i = 0; i < scores.size(); ++i) by_line[static_cast<size_t>(corpus.examples[i].line - 1)] = &scores[i];
+  for (size_t i = 0; i < scores.size(); ++i) {
+    // Checkpoints with non-finite parameters are refused as they load; finite ones whose logits overflow could
+    // still give one, which printed would read like a blank source's "nan".
+    if (!std::isfinite(scores[i].log_prob))
+      LUONG_FAIL("score: the model gives line ", corpus.examples[i].line, " the log-probability ", scores[i].log_prob,
+                 " (the logits of ", a.checkpoints.size() > 1 ? "a member" : a.checkpoints.front(), " overflow)");
+    by_line[static_cast<size_t>(corpus.examples[i].line - 1)] = &scores[i];
+  }
   double log_prob = 0.0;
   int64_t tokens = 0;
   for (size_t k = 0; k < by_line.size(); ++k) {

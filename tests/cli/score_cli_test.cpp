@@ -7,9 +7,11 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
 #include "tests/support/run_luong.h"
 
@@ -179,6 +181,20 @@ TEST_F(ScoreCli, MalformedNBestListsAndMissingTargetsAreNamed) {
   r = score(src, src, "--n-best " + src);
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(last_stderr().find("--tgt excludes --n-best"), std::string::npos) << last_stderr();
+}
+
+// A NaN parameter would make every score NaN, which printed would read like a blank source's "nan": the
+// checkpoint is refused as it loads, before anything is printed.
+TEST_F(ScoreCli, ACheckpointWithANonFiniteParameterIsRefused) {
+  const std::string bad = data_ + "/nan_param.h5";
+  Checkpoint c = load_checkpoint(checkpoint_);
+  c.state.tensors.at("model/decoder/output/bias").data<float>()[1] = std::numeric_limits<float>::quiet_NaN();
+  save_checkpoint(bad, c.state, {{"dtype", "float32"}});
+  const RunResult r = score(data_ + "/test.src", data_ + "/test.tgt", "", bad);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(last_stderr().find("parameter 'model/decoder/output/bias' holds NaN or infinite values"), std::string::npos)
+      << last_stderr();
+  EXPECT_EQ(r.output, "") << "nothing printed before the error";
 }
 
 TEST_F(ScoreCli, InputErrorsAreNamed) {
