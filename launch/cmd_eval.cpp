@@ -10,7 +10,6 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "framework/core/precision.h"
 #include "framework/io/json_text.h"
 #include "framework/io/write_file.h"
 #include "launch/commands.h"
@@ -100,8 +99,7 @@ void run(EvalArgs a) {
   nmt::Translator translator(a.t.checkpoints, Device::parse(a.t.device));
   apply_checkpoint_decoding(a.t, translator.config().eval);
   if (a.chrf_word_order_option->count() == 0) a.chrf_word_order = translator.config().eval.chrf_word_order;
-  // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
-  set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
+  use_trained_precision(translator);
   // Perplexity over every pair (no length limit: the test set must stay whole).
   // Each file is read once: --src or --ref may be a pipe (/dev/stdin, <(...)), which a second read finds empty.
   const std::string src_text = nmt::read_text_file(a.src), ref_text = nmt::read_text_file(a.ref);

@@ -12,7 +12,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "framework/core/precision.h"
 #include "framework/io/json_text.h"
 #include "launch/commands.h"
 #include "launch/translate_util.h"
@@ -113,7 +112,7 @@ void run(ScoreArgs a) {
   if (input.targets.empty()) LUONG_FAIL("score: ", a.n_best.empty() ? a.src : a.n_best, " is empty (no lines)");
   nmt::Translator translator(a.checkpoints, Device::parse(a.device));
   if (a.batch_size_option->count() == 0) a.batch_size = translator.config().eval.batch_size;
-  set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
+  use_trained_precision(translator);
   nmt::ParallelText text = as_pairs(input);
   const int64_t lines = text.lines, blank_sources = text.empty_skipped;
   const nmt::Corpus corpus =

@@ -10,7 +10,6 @@
 #include <optional>
 
 #include "framework/core/error.h"
-#include "framework/core/precision.h"
 #include "launch/commands.h"
 #include "launch/translate_util.h"
 #include "models/nmt/data/line_stream.h"
@@ -38,8 +37,7 @@ void run(TranslateArgs a) {
   prepare_attention_plot_dir(a);
   nmt::Translator translator(a.checkpoints, Device::parse(a.device));
   apply_checkpoint_decoding(a, translator.config().eval);
-  // GEMMs in the precision the checkpoint was trained with (train.precision of its stored config).
-  set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
+  use_trained_precision(translator);
   const nmt::TranslateOptions options = translate_options(a);
   // Lines are translated as they arrive: up to 4 batches at a time while input keeps coming (a file, a
   // fast pipe), or whatever has arrived once the writer pauses (a person typing, a slow producer), so

@@ -12,6 +12,7 @@
 #include <iostream>
 
 #include "framework/core/error.h"
+#include "framework/core/precision.h"
 #include "framework/io/heatmap.h"
 
 namespace luong::cli {
@@ -64,6 +65,10 @@ void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool with_n_best) {
   cmd.add_option("--plot-count", a.plot_count, "How many sentences --attention-plot draws (>= 0)")
       ->capture_default_str();
   cmd.add_flag("--progress", a.progress, "Progress lines on stderr even when it is not a terminal");
+}
+
+void use_trained_precision(const nmt::Translator& translator) {
+  set_gemm_precision(parse_gemm_precision(translator.config().train.precision));
 }
 
 void validate_translate_args(const TranslateArgs& a) {

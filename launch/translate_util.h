@@ -52,6 +52,8 @@ void validate_translate_args(const TranslateArgs& args);
 // as it was configured to (and as `luong sweep` scores it); then the arguments are validated again.
 void apply_checkpoint_decoding(TranslateArgs& args, const nmt::EvalConfig& eval);
 nmt::TranslateOptions translate_options(const TranslateArgs& args);
+// GEMMs in the precision the (first) checkpoint was trained with: train.precision of its stored config.
+void use_trained_precision(const nmt::Translator& translator);
 
 // "eval: perplexity 1200/5000 sentences" lines on stderr while a long pass runs: at the start, then at most
 // every few seconds, when stderr is a terminal or --progress was given. A total of 0 is unknown (a stream):

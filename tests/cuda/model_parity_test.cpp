@@ -15,6 +15,7 @@
 #include "models/nmt/model.h"
 #include "models/nmt/sentence_scores.h"
 #include "tests/cuda/cuda_test_util.h"
+#include "tests/support/random_pairs.h"
 
 namespace luong::testing {
 namespace {
@@ -231,17 +232,9 @@ TEST(CudaModelParity, PairScoresOfAnEnsembleMatchTheCpu) {
   NmtModel cpu_a(all[0].cfg, init), cpu_b(all[1].cfg, init);
   const auto gpu_a = copy_of(cpu_a, DType::f32, Device::cuda(0)), gpu_b = copy_of(cpu_b, DType::f32, Device::cuda(0));
   for (Module* m : std::initializer_list<Module*>{&cpu_a, &cpu_b, gpu_a.get(), gpu_b.get()}) m->eval();
-  nmt::Corpus corpus;
   Generator g(4);
-  for (int64_t i = 0; i < 9; ++i) {
-    nmt::ExampleIds e;
-    for (int64_t k = 0, n = 1 + static_cast<int64_t>(g.below(8)); k < n; ++k)
-      e.src.push_back(4 + static_cast<int64_t>(g.below(19)));
-    for (int64_t k = 0, n = static_cast<int64_t>(g.below(7)); k < n; ++k)  // an empty target too, maybe
-      e.tgt.push_back(4 + static_cast<int64_t>(g.below(15)));
-    e.line = i + 1;
-    corpus.examples.push_back(e);
-  }
+  // Targets of 0 to 6 tokens: an empty one (</s> alone) too, maybe.
+  const nmt::Corpus corpus = random_pairs(g, 9, {19, 1, 8}, {15, 0, 6});
   for (const bool ensemble : {false, true}) {
     SCOPED_TRACE(ensemble ? "ensemble" : "one model");
     const nmt::Ensemble cpu = ensemble ? nmt::Ensemble({&cpu_a, &cpu_b}) : nmt::Ensemble(cpu_a);

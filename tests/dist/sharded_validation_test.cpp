@@ -7,24 +7,15 @@
 #include "models/nmt/model.h"
 #include "models/nmt/nmt_task.h"
 #include "tests/dist/dist_support.h"
+#include "tests/support/random_pairs.h"
 
 namespace luong::testing {
 namespace {
 
 // 23 pairs of varied lengths (ids 4..15; 0-3 are the specials): batches of 4 leave a short last one.
 nmt::Corpus varied_corpus() {
-  nmt::Corpus c;
   Generator g(17);
-  for (int64_t i = 0; i < 23; ++i) {
-    nmt::ExampleIds e;
-    for (int64_t k = 0, n = 1 + static_cast<int64_t>(g.below(9)); k < n; ++k)
-      e.src.push_back(4 + static_cast<int64_t>(g.below(12)));
-    for (int64_t k = 0, n = 1 + static_cast<int64_t>(g.below(9)); k < n; ++k)
-      e.tgt.push_back(4 + static_cast<int64_t>(g.below(12)));
-    e.line = i + 1;
-    c.examples.push_back(std::move(e));
-  }
-  return c;
+  return random_pairs(g, 23, {12, 1, 9}, {12, 1, 9});
 }
 
 TEST(ShardedValidation, EqualsOneProcessBitForBit) {
