@@ -9,6 +9,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "framework/dist/bootstrap.h"
 #include "framework/io/checkpoint_dir.h"
@@ -169,7 +170,11 @@ void run(const TrainArgs& a) {
   const std::string config_text = cfg.config.dump();
   check_configs_agree(*group, config_text);
 
-  nmt::NmtTask task(c, *group, log);
+  // Every process reads the starting checkpoint itself (the file system is shared, as for the data); the
+  // data check below then covers the vocabularies it brings.
+  std::optional<nmt::StartingPoint> start;
+  if (!c.train.init_from.empty()) start = nmt::read_starting_point(c.train.init_from, config_text);
+  nmt::NmtTask task(c, *group, log, std::move(start));
   if (c.train.valid_translations) task.keep_valid_translations_in(a.run_dir + "/" + kValidTranslationsDir);
   check_data_agrees(*group, task.data_fingerprint(),
                     str(task.training_pairs(), " training pairs from ", c.data.train_src, " / ", c.data.train_tgt));

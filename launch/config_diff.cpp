@@ -10,12 +10,13 @@ namespace luong::cli {
 namespace {
 
 // Keys that change how long a run goes, what it logs or keeps, or how it is evaluated afterwards, but not
-// the parameters a given step produces.
+// the parameters a given step produces (train.init_from: a resumed run's come from its own checkpoint, and
+// its vocabularies are checked against that checkpoint's).
 bool keeps_steps_identical(const std::string& key) {
-  static const char* const kKeys[] = {"train.max_steps",        "train.max_epochs",        "train.log_every",
-                                      "train.checkpoint_every", "train.keep_checkpoints",  "data.test_src",
-                                      "data.test_tgt",          "dist.check_every",        "train.valid_bleu",
-                                      "train.tensorboard",      "train.valid_translations"};
+  static const char* const kKeys[] = {"train.max_steps",        "train.max_epochs",         "train.log_every",
+                                      "train.checkpoint_every", "train.keep_checkpoints",   "data.test_src",
+                                      "data.test_tgt",          "dist.check_every",         "train.valid_bleu",
+                                      "train.tensorboard",      "train.valid_translations", "train.init_from"};
   for (const char* k : kKeys)
     if (key == k) return true;
   return key.rfind("eval.", 0) == 0;
@@ -28,7 +29,7 @@ bool same_as_absent(const std::string& key, const std::string& value) {
          (key == "train.valid_metric" && value == "ppl") || (key == "data.bpe_merges" && value == "0") ||
          (key == "data.bpe_joint" && value == "true") || (key == "eval.chrf_word_order" && value == "0") ||
          (key == "train.tensorboard" && value == "false") || (key == "train.valid_translations" && value == "false") ||
-         ((key == "data.bpe_codes" || key == "data.bpe_codes_tgt") &&
+         ((key == "data.bpe_codes" || key == "data.bpe_codes_tgt" || key == "train.init_from") &&
           (value.empty() || value == "\"\"" || value == "''"));
 }
 

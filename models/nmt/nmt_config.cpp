@@ -169,13 +169,25 @@ void add_train(ConfigSchema& s) {
   bounded(s.add_int("train.max_bad_steps", 5, "Stop after this many consecutive steps with a NaN/Inf loss (such "
                                               "steps are skipped)."),
           1);
-  s.add_choice("train.precision", "fp32", {"fp32", "tf32", "bf16"},
-               "Precision of the float32 GEMMs (matmuls, LSTM gate projections, output layer), forward and "
-               "backward: fp32 (full float32), tf32 (inputs rounded to a 10-bit mantissa) or bf16 (inputs rounded "
-               "to bfloat16), always with float32 accumulation. Parameters, gradients, optimizer state and "
-               "activations stay float32. CUDA uses tensor cores; the CPU emulates the rounding (slower, for "
-               "testing and CPU/GPU agreement). `luong eval` / `translate` use the checkpoint's value. See "
-               "docs/MIXED_PRECISION.md.");
+  s.add_choice(
+      "train.precision", "fp32", {"fp32", "tf32", "bf16"},
+      "Precision of the float32 GEMMs (matmuls, LSTM gate projections, output layer), forward and "
+      "backward: fp32 (full float32), tf32 (inputs rounded to a 10-bit mantissa) or bf16 (inputs rounded "
+      "to bfloat16), always with float32 accumulation. Parameters, gradients, optimizer state and "
+      "activations stay float32. CUDA uses tensor cores; a CPU runs bf16 on AMX tiles (Intel) or "
+      "AVX512-BF16 (AMD Zen 4 and later) and otherwise emulates the rounding, as it always does for tf32 (slower than "
+      "fp32: for testing and CPU/GPU agreement). `luong eval` / `translate` use the checkpoint's value. "
+      "See docs/MIXED_PRECISION.md.");
+  s.add_string("train.init_from", "",
+               "A checkpoint whose parameters a new run starts from instead of model.init's draws (a run's "
+               "ckpt-<step>.h5 or best.h5, or the output of `luong average`): fine-tuning on other data, or another "
+               "stage with a new optimizer or schedule. The checkpoint's vocabularies and subword units are used "
+               "(data.src_vocab_size, data.tgt_vocab_size, data.min_freq and data.bpe_* then have no effect); the "
+               "model.* keys must describe the same network (model.dropout, model.init and model.init_range may "
+               "differ) and data.lowercase must be the same. The optimizer state, schedule, step count and data "
+               "position start from zero. A resumed run continues from its own checkpoints but reads this file's "
+               "vocabularies again: keep it. Empty = a freshly drawn model. Relative paths are resolved against the "
+               "current working directory.");
 }
 
 void add_optim(ConfigSchema& s) {
@@ -353,6 +365,7 @@ NmtConfig nmt_config_from(const Config& c) {
   t.label_smoothing = c.get_number("train.label_smoothing");
   t.max_bad_steps = c.get_int("train.max_bad_steps");
   t.precision = c.get_string("train.precision");
+  t.init_from = c.get_string("train.init_from");
 
   OptimConfig& o = n.optim;
   o.name = c.get_string("optim.name");

@@ -52,6 +52,7 @@ struct TrainConfig {
   double label_smoothing = 0.0;
   int64_t max_bad_steps = 5;          // consecutive non-finite losses before the run stops
   std::string precision = "fp32";     // fp32 | tf32 | bf16: float32 GEMMs (framework/core/precision.h)
+  std::string init_from;              // a checkpoint whose parameters the run starts from; "" = fresh
 };
 
 struct OptimConfig {

@@ -93,27 +93,31 @@ std::string checkpoint_name(const std::string& parameter_name) {
 }
 
 NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<void(const std::string&)>& log,
-                 std::optional<std::pair<Vocabulary, Vocabulary>> vocabs)
+                 std::optional<StartingPoint> start)
     : cfg_(cfg), group_(group), device_(group.device()), log_(log) {
   LUONG_CHECK(!cfg.data.train_src.empty() && !cfg.data.train_tgt.empty(),
               "data.train_src and data.train_tgt must name the training files");
   const TokenizerOptions words{cfg.data.lowercase};
-  TokenizedCorpus text = tokenize_files(cfg.data.train_src, cfg.data.train_tgt, words, Subwords{});
-  // Learned from the training words on every start, or read from data.bpe_codes (a resumed run checks them
-  // against its checkpoint's): the same text or file gives the same merges.
-  std::string bpe_log;
-  subwords_ = run_subwords(text, subword_settings(cfg.data), bpe_log);
-  if (subwords_.any()) log(bpe_log);
-  if (!cfg.data.bpe_joint && !subwords_.any())
-    log("warning: data.bpe_joint = false has no effect without data.bpe_merges (it says how learned merges are "
-        "learned; the run trains on whole words)");
-  tokenizer_ = Tokenizer(words, subwords_.src);
-  if (vocabs) {
-    src_vocab_ = std::move(vocabs->first), tgt_vocab_ = std::move(vocabs->second);
+  TokenizedCorpus text;
+  if (start) {
+    // The checkpoint's units and vocabularies: its embedding and output rows belong to their tokens.
+    subwords_ = start->run.subwords;
+    src_vocab_ = start->run.src_vocab, tgt_vocab_ = start->run.tgt_vocab;
+    text = tokenize_files(cfg.data.train_src, cfg.data.train_tgt, words, subwords_);
   } else {
+    text = tokenize_files(cfg.data.train_src, cfg.data.train_tgt, words, Subwords{});
+    // Learned from the training words on every start, or read from data.bpe_codes (a resumed run checks them
+    // against its checkpoint's): the same text or file gives the same merges.
+    std::string bpe_log;
+    subwords_ = run_subwords(text, subword_settings(cfg.data), bpe_log);
+    if (subwords_.any()) log(bpe_log);
+    if (!cfg.data.bpe_joint && !subwords_.any())
+      log("warning: data.bpe_joint = false has no effect without data.bpe_merges (it says how learned merges are "
+          "learned; the run trains on whole words)");
     src_vocab_ = Vocabulary::build(count_tokens(text, text.src), cfg.data.src_vocab_size, cfg.data.min_freq);
     tgt_vocab_ = Vocabulary::build(count_tokens(text, text.tgt), cfg.data.tgt_vocab_size, cfg.data.min_freq);
   }
+  tokenizer_ = Tokenizer(words, subwords_.src);
   Corpus train = encode_corpus(text, src_vocab_, tgt_vocab_, cfg.data.max_len);
   log(str("train: ", train.stats.summary()));
   share_training_pairs(group, train.examples, log);
@@ -193,6 +197,20 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   allocator_for(Device::cpu()).empty_cache();  // set-up blocks (see Allocator::empty_cache)
   log(str("model: ", flat_->numel(), " parameters, attention ", mc.attention, ", ", mc.layers, " x ", mc.hidden_size,
           " LSTM, device ", device_));
+  if (start) {
+    StateDict dest;
+    for (const auto& [name, v] : model_->named_parameters()) dest.tensors[checkpoint_name(name)] = v.data();
+    load_tensors_into(start->checkpoint, dest, "model/");
+    log(str("init: parameters, vocabularies and ", subwords_.any() ? subwords_.describe() : "whole words", " from ",
+            start->checkpoint.path,
+            start->step >= 0 ? str(" (step ", start->step, " of its run)") : std::string(" (an averaged model)"),
+            "; the optimizer, schedule, step count and data position start afresh"));
+    for (const std::string& unused : start->unused_vocabulary_settings)
+      log(
+          str("warning: train.init_from: the checkpoint's vocabularies and subword units are used, so this setting "
+              "has no effect (",
+              unused, ")"));
+  }
   // train.precision: process-wide, read by every float32 GEMM; parameters and optimizer state stay float32.
   set_gemm_precision(parse_gemm_precision(cfg.train.precision));
   if (gemm_precision() != GemmPrecision::fp32) {

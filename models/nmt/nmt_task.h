@@ -20,16 +20,19 @@
 #include "models/nmt/data/vocabulary.h"
 #include "models/nmt/model.h"
 #include "models/nmt/nmt_config.h"
+#include "models/nmt/starting_point.h"
 
 namespace luong::nmt {
 
 class NmtTask : public TrainTask {
  public:
-  // Reads and encodes the training (and validation) data, builds the vocabularies from the training data
-  // (or takes the given ones, e.g. from a checkpoint), builds and initialises the model on the group's
-  // device. `log` receives human-readable set-up lines (corpus statistics).
+  // Reads and encodes the training (and validation) data, learns the subword units and builds the
+  // vocabularies from the training data, builds and initialises the model on the group's device. With a
+  // starting point (train.init_from, read by read_starting_point against this config), its units and
+  // vocabularies are used and its parameters loaded instead. `log` receives human-readable set-up lines
+  // (corpus statistics).
   NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<void(const std::string&)>& log,
-          std::optional<std::pair<Vocabulary, Vocabulary>> vocabs = std::nullopt);
+          std::optional<StartingPoint> start = std::nullopt);
 
   FlatParameters& parameters() override { return *flat_; }
   bool next_batch() override;

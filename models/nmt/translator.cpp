@@ -11,44 +11,23 @@
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/utf8.h"
 #include "models/nmt/nmt_task.h"
+#include "models/nmt/stored_run.h"
 
 namespace luong::nmt {
 namespace {
 
-// The vocabulary stored under `name`; the list's own errors ("string list does not end with a newline",
-// "a token list must start with <pad> ...") do not say where the list came from, so they get the file and
-// the entry.
-Vocabulary stored_vocabulary(const Checkpoint& ckpt, const std::string& path, const std::string& name) {
-  try {
-    return Vocabulary::from_tokens(split_string_list(ckpt.state.strings.at(name)));
-  } catch (const Error& e) {
-    LUONG_FAIL("checkpoint ", path, ": '", name, "': ", e.what());
-  }
-}
-
 // One checkpoint's config, vocabularies and model (on `device`).
 struct LoadedModel {
-  NmtConfig cfg;
-  Vocabulary src_vocab, tgt_vocab;
-  Subwords subwords;  // null sides for whole words
+  StoredRun run;
   std::unique_ptr<NmtModel> model;
 };
 
 LoadedModel load_model(const std::string& checkpoint, Device device) {
   const Checkpoint ckpt = load_checkpoint(checkpoint);
-  const auto& strings = ckpt.state.strings;
-  if (!strings.count("config") || !strings.count("vocab/src") || !strings.count("vocab/tgt"))
-    LUONG_FAIL("checkpoint ", checkpoint, " has no config or vocabularies: not a luong training checkpoint");
-  LoadedModel m;
-  // The schema without registry validators is enough here: the names were validated when training began.
-  const Config config = Config::load_string(nmt_schema(), strings.at("config"), checkpoint + ":/config");
-  m.cfg = nmt_config_from(config);
-  m.src_vocab = stored_vocabulary(ckpt, checkpoint, "vocab/src");
-  m.tgt_vocab = stored_vocabulary(ckpt, checkpoint, "vocab/tgt");
-  m.subwords = Subwords::load(strings, checkpoint);
-  ModelConfig mc = m.cfg.model;
-  mc.src_vocab = m.src_vocab.size();
-  mc.tgt_vocab = m.tgt_vocab.size();
+  LoadedModel m{read_stored_run(ckpt), nullptr};
+  ModelConfig mc = m.run.cfg.model;
+  mc.src_vocab = m.run.src_vocab.size();
+  mc.tgt_vocab = m.run.tgt_vocab.size();
   mc.pad_id = Vocabulary::kPad;
   m.model = std::make_unique<NmtModel>(mc, DType::f32);
   StateDict dest;
@@ -81,24 +60,24 @@ Translator::Translator(const std::vector<std::string>& checkpoints, Device devic
   for (size_t i = 0; i < checkpoints.size(); ++i) {
     LoadedModel m = load_model(checkpoints[i], device);
     if (i == 0) {
-      cfg_ = m.cfg;
-      src_vocab_ = m.src_vocab;
-      tgt_vocab_ = m.tgt_vocab;
-      subwords_ = m.subwords;
+      cfg_ = m.run.cfg;
+      src_vocab_ = m.run.src_vocab;
+      tgt_vocab_ = m.run.tgt_vocab;
+      subwords_ = m.run.subwords;
       tokenizer_ = Tokenizer(TokenizerOptions{cfg_.data.lowercase}, subwords_.src);
     } else {
-      if (!same_subwords(m.subwords, subwords_))
+      if (!same_subwords(m.run.subwords, subwords_))
         LUONG_FAIL("ensemble: checkpoint ", checkpoints[i], " splits words into other subword units than ",
-                   checkpoints[0], " (", m.subwords.describe(), " vs ", subwords_.describe(),
+                   checkpoints[0], " (", m.run.subwords.describe(), " vs ", subwords_.describe(),
                    "); the members of an ensemble must read the same tokens");
       for (const auto& [side, mine, first] :
-           {std::tuple{"source", &m.src_vocab, &src_vocab_}, std::tuple{"target", &m.tgt_vocab, &tgt_vocab_}})
+           {std::tuple{"source", &m.run.src_vocab, &src_vocab_}, std::tuple{"target", &m.run.tgt_vocab, &tgt_vocab_}})
         if (const std::string d = vocabulary_difference(*first, *mine); !d.empty())
           LUONG_FAIL("ensemble: checkpoint ", checkpoints[i], " has another ", side, " vocabulary than ",
                      checkpoints[0], " (", d, "); the members of an ensemble must be trained on the same vocabularies");
-      if (m.cfg.data.lowercase != cfg_.data.lowercase)
+      if (m.run.cfg.data.lowercase != cfg_.data.lowercase)
         LUONG_FAIL("ensemble: checkpoint ", checkpoints[i],
-                   " has data.lowercase: ", m.cfg.data.lowercase ? "true" : "false", " and ", checkpoints[0], " ",
+                   " has data.lowercase: ", m.run.cfg.data.lowercase ? "true" : "false", " and ", checkpoints[0], " ",
                    cfg_.data.lowercase ? "true" : "false", "; the members of an ensemble must read the same tokens");
     }
     models_.push_back(std::move(m.model));

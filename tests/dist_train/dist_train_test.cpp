@@ -101,6 +101,24 @@ TEST_F(DistTrainTest, TwoRanksOnSubwordUnitsEqualOneProcess) {
   }
 }
 
+// train.init_from under mpirun: every rank reads the starting checkpoint (parameters, vocabularies, merges), and
+// 2 ranks fine-tune as one process with the global batch does.
+TEST_F(DistTrainTest, TwoRanksStartingFromACheckpointEqualOneProcess) {
+  const std::string parent = fresh_dir("dist_init_parent");
+  const RunResult p = run_luong(args(parent, 16, 10, "--set data.bpe_merges=20"));
+  ASSERT_EQ(p.status, 0) << p.output;
+  const std::string init = "--set train.init_from=" + checkpoint_path(parent, 10);
+  const std::string one = fresh_dir("dist_init_one"), two = fresh_dir("dist_init_two");
+  const RunResult r1 = run_luong(args(one, 16, 10, init));
+  ASSERT_EQ(r1.status, 0) << r1.output;
+  const RunResult r2 = run_mpi(args(two, 8, 10, init));
+  ASSERT_EQ(r2.status, 0) << r2.output;
+  EXPECT_LE(max_rel_diff(checkpoint_path(one, 10), checkpoint_path(two, 10)), 1e-6);
+  // The job holds the parent's merges (its config learns none): its ranks read the parent's checkpoint.
+  EXPECT_EQ(load_checkpoint(checkpoint_path(two, 10)).state.strings.at("bpe/merges"),
+            load_checkpoint(checkpoint_path(parent, 10)).state.strings.at("bpe/merges"));
+}
+
 // Gradient accumulation: one process training each step's batch in 2 parts takes the steps of 2 processes,
 // dropout included (part m of rank r draws rank r x 2 + m's stream); and 2 processes accumulating 2 parts
 // each (the reducer syncing only the last part's backward) take the steps of one process in 4 parts; and a

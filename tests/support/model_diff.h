@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 #include "framework/io/checkpoint.h"
 
@@ -34,6 +35,18 @@ inline double max_rel_diff(const StateDict& x, const StateDict& y) {
 // The same between the models of two checkpoint files.
 inline double max_rel_diff(const std::string& a, const std::string& b) {
   return max_rel_diff(load_checkpoint(a).state.sub("model"), load_checkpoint(b).state.sub("model"));
+}
+
+// Exact resume and exact starts: every tensor of `b` has the bytes of `a`'s tensor of that name.
+inline void expect_bitwise_equal(const StateDict& a, const StateDict& b) {
+  ASSERT_EQ(a.tensors.size(), b.tensors.size());
+  ASSERT_FALSE(a.tensors.empty());
+  for (const auto& [name, t] : a.tensors) {
+    ASSERT_TRUE(b.tensors.count(name)) << name;
+    const Tensor& u = b.tensors.at(name);
+    ASSERT_EQ(t.shape(), u.shape()) << name;
+    ASSERT_EQ(0, std::memcmp(t.raw(), u.raw(), t.nbytes())) << "parameter " << name << " differs";
+  }
 }
 
 }  // namespace luong::testing

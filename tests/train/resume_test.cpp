@@ -15,6 +15,7 @@
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
 #include "framework/train/metrics_log.h"
+#include "tests/support/model_diff.h"
 #include "tests/support/run_luong.h"
 
 namespace luong::testing {
@@ -35,17 +36,6 @@ class ResumeTest : public ::testing::Test {
   static std::string data_;
 };
 std::string ResumeTest::data_;
-
-void expect_bitwise_equal(const StateDict& a, const StateDict& b) {
-  ASSERT_EQ(a.tensors.size(), b.tensors.size());
-  ASSERT_FALSE(a.tensors.empty());
-  for (const auto& [name, t] : a.tensors) {
-    ASSERT_TRUE(b.tensors.count(name)) << name;
-    const Tensor& u = b.tensors.at(name);
-    ASSERT_EQ(t.shape(), u.shape()) << name;
-    ASSERT_EQ(0, std::memcmp(t.raw(), u.raw(), t.nbytes())) << "parameter " << name << " differs";
-  }
-}
 
 TEST_F(ResumeTest, KilledAndResumedRunEqualsUninterruptedRun) {
   const std::string straight = fresh_dir("resume_straight");

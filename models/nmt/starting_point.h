@@ -1,0 +1,32 @@
+// train.init_from: a new run that starts from a trained model's parameters instead of model.init's draws
+// (fine-tuning on another corpus, domain adaptation, a second stage with another optimizer or schedule). The
+// run takes the checkpoint's vocabularies and subword units, since its embedding and output rows are theirs,
+// and starts its own optimizer state, schedule, step count and data position from zero, as OpenNMT-py's
+// train_from with reset_optim and fairseq's --reset-optimizer do.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "framework/io/checkpoint.h"
+#include "models/nmt/stored_run.h"
+
+namespace luong::nmt {
+
+struct StartingPoint {
+  Checkpoint checkpoint;  // its model/ tensors are copied into the new model
+  StoredRun run;
+  int64_t step = -1;  // the step of the run that wrote it; -1 for an averaged model (no trainer state)
+  // The data.* keys that choose vocabularies and subword units where the new config differs from the run that
+  // wrote the checkpoint ("data.bpe_merges is 10000 in its run, 0 here"): they have no effect, the checkpoint's
+  // vocabularies and units are used. Empty when they agree.
+  std::vector<std::string> unused_vocabulary_settings;
+};
+
+// Reads `path` for a run configured by `config_text` (resolved, Config::dump()). The checkpoint must describe
+// the same network: every model.* key except model.dropout, model.init and model.init_range (the new run's
+// apply), and data.lowercase (it decides the tokens), equal to this config's; the error lists each key that
+// differs with both values. Errors start with "train.init_from".
+StartingPoint read_starting_point(const std::string& path, const std::string& config_text);
+
+}  // namespace luong::nmt

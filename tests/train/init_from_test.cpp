@@ -1,0 +1,186 @@
+// train.init_from: a run that starts from a trained checkpoint holds that checkpoint's parameters, vocabularies
+// and subword units before its first step (bit for bit), trains on another corpus from there (its first loss is
+// the trained model's, well below a fresh model's), resumes exactly (also after the checkpoint has moved), may
+// start from an averaged model, and refuses a checkpoint of another network or a file that is not one, naming
+// every differing key or the file.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "framework/dist/process_group.h"
+#include "framework/io/checkpoint.h"
+#include "framework/io/checkpoint_dir.h"
+#include "framework/io/config.h"
+#include "models/nmt/nmt_task.h"
+#include "tests/support/model_diff.h"
+#include "tests/support/run_luong.h"
+
+namespace luong::testing {
+namespace {
+
+// The parent's network (configs/tiny.yaml made smaller); a child must describe the same one.
+const char* const kNetwork = " --set model.hidden_size=32 --set model.embedding_size=24";
+
+class InitFromTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    parent_data_ = generated_corpus("init_from_parent_data", "--train 400 --valid 30 --test 10");
+    // The same toy language drawn with another seed: other sentences, the same words.
+    child_data_ = generated_corpus("init_from_child_data", "--train 300 --valid 30 --test 10 --seed 7");
+    parent_ = fresh_dir("init_from_parent");
+    const RunResult r = run_luong(tiny_train_command(parent_, parent_data_) + kNetwork +
+                                  " --quiet --set data.bpe_merges=30 --set train.max_epochs=0 --set train.max_steps=150"
+                                  " --set train.valid_every=10 --set train.checkpoint_every=10"
+                                  " --set train.keep_checkpoints=2");
+    ASSERT_EQ(r.status, 0) << r.output;
+  }
+  static std::string parent_checkpoint() { return checkpoint_path(parent_, 150); }
+  // A child run on the other corpus; `extra` adds options (train.init_from among them).
+  static std::string child_command(const std::string& run_dir, const std::string& extra) {
+    return tiny_train_command(run_dir, child_data_) + kNetwork + " --set train.max_epochs=0 " + extra;
+  }
+  static std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+  }
+  // The loss of the first "train" record of a run's metrics.jsonl.
+  static double first_train_loss(const std::string& run_dir) {
+    std::ifstream in(run_dir + "/metrics.jsonl");
+    for (std::string line; std::getline(in, line);) {
+      const nlohmann::json j = nlohmann::json::parse(line);
+      if (j.at("type") == "train") return j.at("loss");
+    }
+    ADD_FAILURE() << "no train record in " << run_dir;
+    return 0;
+  }
+  static std::string parent_data_, child_data_, parent_;
+};
+std::string InitFromTest::parent_data_, InitFromTest::child_data_, InitFromTest::parent_;
+
+TEST_F(InitFromTest, TheNewModelHoldsTheCheckpointsParametersVocabulariesAndSubwordUnits) {
+  Config config = Config::load_file(nmt::nmt_schema(), std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml");
+  for (const std::string& set : std::vector<std::string>{
+           "model.hidden_size=32", "model.embedding_size=24", "data.train_src=" + child_data_ + "/train.src",
+           "data.train_tgt=" + child_data_ + "/train.tgt", "data.valid_src=", "data.valid_tgt="})
+    config.set(set);
+  const nmt::NmtConfig cfg = nmt::nmt_config_from(config);
+  auto group = make_process_group("auto", Device::cpu());
+  const auto quiet = [](const std::string&) {};
+  nmt::NmtTask started(cfg, *group, quiet, nmt::read_starting_point(parent_checkpoint(), config.dump()));
+  nmt::NmtTask fresh(cfg, *group, quiet);
+
+  const Checkpoint parent = load_checkpoint(parent_checkpoint());
+  StateDict loaded;
+  for (const auto& [name, v] : started.model().named_parameters())
+    loaded.tensors[nmt::checkpoint_name(name)] = v.data();
+  expect_bitwise_equal(parent.state.sub("model"), loaded.sub("model"));
+
+  EXPECT_EQ(started.src_vocab().to_tokens(), split_string_list(parent.state.strings.at("vocab/src")));
+  EXPECT_EQ(started.tgt_vocab().to_tokens(), split_string_list(parent.state.strings.at("vocab/tgt")));
+  ASSERT_TRUE(started.subwords().any());
+  EXPECT_TRUE(nmt::same_subwords(started.subwords(), nmt::Subwords::load(parent.state.strings, parent.path)));
+  EXPECT_FALSE(fresh.subwords().any());  // the config learns none: the units came from the checkpoint
+}
+
+TEST_F(InitFromTest, TrainsOnAnotherCorpusFromTheTrainedModel) {
+  const std::string child = fresh_dir("init_from_child"), scratch = fresh_dir("init_from_scratch");
+  const std::string steps =
+      " --set train.max_steps=6 --set train.log_every=1 --set data.valid_src= --set data.valid_tgt=";
+  const RunResult r = run_luong(child_command(child, "--set train.init_from=" + parent_checkpoint() + steps));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("init: parameters, vocabularies and 30 BPE merges from " + parent_checkpoint() +
+                          " (step 150 of its run); the optimizer, schedule, step count and data position start afresh"),
+            std::string::npos)
+      << r.output;
+  // The config asks for whole words; the parent's merges are used instead, which is worth a warning.
+  EXPECT_NE(r.output.find("warning: train.init_from: the checkpoint's vocabularies and subword units are used, so "
+                          "this setting has no effect (data.bpe_merges is 30 in its run, 0 here)"),
+            std::string::npos)
+      << r.output;
+  const RunResult f = run_luong(child_command(scratch, "--set data.bpe_merges=30" + steps));
+  ASSERT_EQ(f.status, 0) << f.output;
+  EXPECT_EQ(f.output.find("init:"), std::string::npos);
+
+  // The step count starts at zero, and the run directory carries the parent's merges and vocabularies (their
+  // tokens: the counts are of the corpus a vocabulary was built from, which the child did not do).
+  EXPECT_TRUE(std::filesystem::exists(checkpoint_path(child, 6)));
+  EXPECT_EQ(read_file(child + "/bpe.merges.txt"), read_file(parent_ + "/bpe.merges.txt"));
+  for (const char* file : {"vocab.src.txt", "vocab.tgt.txt"})
+    EXPECT_EQ(nmt::Vocabulary::load(child + "/" + file).to_tokens(),
+              nmt::Vocabulary::load(parent_ + "/" + file).to_tokens())
+        << file;
+  // 60 steps of training on the same toy language: the child's first step already sees a trained model.
+  const double started = first_train_loss(child), fresh = first_train_loss(scratch);
+  EXPECT_LT(started, fresh - 0.5) << "first loss from the checkpoint " << started << ", from scratch " << fresh;
+}
+
+TEST_F(InitFromTest, ResumesExactlyEvenWhenTheCheckpointHasMoved) {
+  // Dropout the parent did not have (it may differ) and Adam's state, so the resume has something to keep.
+  const std::string common =
+      " --quiet --set model.dropout=0.3 --set train.checkpoint_every=5 --set train.valid_every=5";
+  const std::string straight = fresh_dir("init_from_straight"), stopped = fresh_dir("init_from_stopped");
+  const std::string init = " --set train.init_from=" + parent_checkpoint();
+  RunResult r = run_luong(child_command(straight, init + common + " --set train.max_steps=20"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_luong(child_command(stopped, init + common + " --set train.max_steps=10"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string moved = fresh_dir("init_from_moved") + "/parent.h5";
+  std::filesystem::copy_file(parent_checkpoint(), moved);
+  r = run_luong(
+      child_command(stopped, " --set train.init_from=" + moved + common + " --set train.max_steps=20 --resume auto"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  expect_bitwise_equal(load_checkpoint(checkpoint_path(straight, 20)).state.sub("model"),
+                       load_checkpoint(checkpoint_path(stopped, 20)).state.sub("model"));
+}
+
+TEST_F(InitFromTest, StartsFromAnAveragedModel) {
+  const std::string averaged = fresh_dir("init_from_average") + "/avg.h5";
+  RunResult r = run_luong("average -o " + averaged + " " + checkpoint_path(parent_, 140) + " " + parent_checkpoint());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string child = fresh_dir("init_from_averaged_child");
+  r = run_luong(child_command(child, "--set train.init_from=" + averaged + " --set train.max_steps=3"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("from " + averaged + " (an averaged model)"), std::string::npos) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(checkpoint_path(child, 3)));
+}
+
+TEST_F(InitFromTest, RefusesAnotherNetworkNamingEveryKeyThatDiffers) {
+  const std::string child = fresh_dir("init_from_other_network");
+  const RunResult r = run_luong(
+      child_command(child, "--set train.init_from=" + parent_checkpoint() +
+                               " --set model.hidden_size=48 --set model.attention=dot --set data.lowercase=true"
+                               " --set model.init_range=0.05 --set train.max_steps=3"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("luong: error: train.init_from: checkpoint " + parent_checkpoint() +
+                          " holds another model than this config describes (data.lowercase is false in its run, true "
+                          "here; model.attention is general in its run, dot here; model.hidden_size is 32 in its run, "
+                          "48 here): set these keys as its run did"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("init_range is"), std::string::npos) << r.output;  // free to differ
+  EXPECT_FALSE(std::filesystem::exists(child + "/config.yaml"));             // nothing written for a refused start
+}
+
+TEST_F(InitFromTest, AMissingFileADirectoryOrAForeignFileIsNamed) {
+  const std::string dir = fresh_dir("init_from_bad_inputs");
+  const std::string text = dir + "/notes.txt";
+  std::ofstream(text) << "not a checkpoint\n";
+  for (const auto& [path, expected] :
+       {std::pair{dir + "/none.h5", "train.init_from: " + dir + "/none.h5 does not exist"},
+        std::pair{dir, "train.init_from: " + dir + " is a directory (name a checkpoint file in it)"},
+        std::pair{text, "train.init_from: checkpoint " + text + ": not an HDF5 file"}}) {
+    const RunResult r =
+        run_luong(child_command(dir + "/run", "--set train.init_from=" + path + " --set train.max_steps=3"));
+    EXPECT_EQ(r.status, 1) << r.output;
+    EXPECT_NE(r.output.find("luong: error: " + expected), std::string::npos) << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace luong::testing
