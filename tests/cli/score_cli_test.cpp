@@ -197,6 +197,24 @@ TEST_F(ScoreCli, ACheckpointWithANonFiniteParameterIsRefused) {
   EXPECT_EQ(r.output, "") << "nothing printed before the error";
 }
 
+// Finite parameters can still overflow: output biases of +-3e38 put a token's logit 6e38 below the largest, past
+// float's range, so its log-probability is -inf. That is an error naming the line, not a score of "-inf" or a
+// "nan" that would read like a blank source.
+TEST_F(ScoreCli, AScoreThatOverflowsIsAnErrorNamingTheLine) {
+  const std::string bad = data_ + "/overflowing_logits.h5";
+  Checkpoint c = load_checkpoint(checkpoint_);
+  Tensor& bias = c.state.tensors.at("model/decoder/output/bias");
+  for (int64_t k = 0; k < bias.numel(); ++k) bias.data<float>()[k] = k % 2 == 0 ? 3e38f : -3e38f;
+  save_checkpoint(bad, c.state, {{"dtype", "float32"}});
+  const RunResult r = score(data_ + "/test.src", data_ + "/test.tgt", "", bad);
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(last_stderr().find("score: the model gives line 1 the log-probability -inf (the logits of " + bad +
+                               " overflow)"),
+            std::string::npos)
+      << last_stderr();
+  EXPECT_EQ(r.output, "") << "nothing printed before the error";
+}
+
 TEST_F(ScoreCli, InputErrorsAreNamed) {
   const std::string src = write("three.src", "a\nb\nc\n"), tgt = write("two.tgt", "a\nb\n");
   RunResult r = score(src, tgt);
