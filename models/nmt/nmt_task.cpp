@@ -204,7 +204,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
     log(str("init: parameters, vocabularies and ", subwords_.any() ? subwords_.describe() : "whole words", " from ",
             start->checkpoint.path,
             start->step >= 0 ? str(" (step ", start->step, " of its run)") : std::string(" (an averaged model)"),
-            "; the optimizer, schedule, step count and data position start afresh"));
+            "; a new optimizer state, schedule, step count and data position (a resumed run continues its own)"));
     for (const std::string& unused : start->unused_vocabulary_settings)
       log(
           str("warning: train.init_from: the checkpoint's vocabularies and subword units are used, so this setting "
