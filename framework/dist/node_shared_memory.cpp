@@ -1,13 +1,17 @@
 #include "framework/dist/node_shared_memory.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <iostream>
 #include <random>
 
 #include "framework/core/error.h"
@@ -87,6 +91,26 @@ std::shared_ptr<const std::byte> map_block(const std::string& name, size_t bytes
 
 }  // namespace
 
+std::vector<std::string> remove_stale_blocks(std::chrono::seconds older_than) {
+  std::vector<std::string> removed;
+  DIR* dir = opendir("/dev/shm");
+  if (!dir) return removed;  // no POSIX shared memory here: nothing was left either
+  const time_t now = std::time(nullptr);
+  while (const dirent* entry = readdir(dir)) {
+    const std::string name = entry->d_name;
+    if (name.rfind("luong-", 0) != 0) continue;
+    const std::string path = "/dev/shm/" + name;
+    struct stat st {};
+    // Another user's block is theirs to remove (and /dev/shm's sticky bit would refuse it anyway).
+    if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) continue;
+    if (now - st.st_mtime <= older_than.count()) continue;
+    if (shm_unlink(("/" + name).c_str()) == 0) removed.push_back(path);
+  }
+  closedir(dir);
+  std::sort(removed.begin(), removed.end());
+  return removed;
+}
+
 NodeSharedBytes share_on_node(ProcessGroup& group, size_t bytes, const std::function<void(std::byte*)>& fill,
                               std::string& why_not) {
   why_not.clear();
@@ -98,8 +122,14 @@ NodeSharedBytes share_on_node(ProcessGroup& group, size_t bytes, const std::func
     why_not = "one process on this node";
   else if (bytes == 0)
     why_not = "nothing to share";
-  else if (first)
+  else if (first) {
+    const auto timeout = std::chrono::duration_cast<std::chrono::seconds>(group.timeout());
+    for (const std::string& path :
+         remove_stale_blocks(std::max<std::chrono::seconds>(std::chrono::hours(1), 2 * timeout)))
+      std::cerr << "luong: rank " << group.rank() << ": removed " << path
+                << " (left in shared memory by a job killed while it shared data)\n";
     data = create_block(name, bytes, fill, why_not);
+  }
   group.barrier();  // the block is filled (or its name gone)
   if (!alone && bytes > 0 && !first) data = map_block(name, bytes, why_not);
   group.barrier();  // every process that could map it has

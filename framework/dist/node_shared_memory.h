@@ -16,12 +16,14 @@
 //
 // The name lives from its creation to the group's barrier after every process has mapped it (the fill and a
 // mapping, well under a second for a gigabyte). A process killed inside that window leaves
-// /dev/shm/luong-<job>-<n> behind, which `rm` removes.
+// /dev/shm/luong-<job>-<n> behind; the next job that shares on the node removes it (remove_stale_blocks).
 #pragma once
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "framework/dist/process_group.h"
 
@@ -40,5 +42,12 @@ struct NodeSharedBytes {
 // `bytes` 0 shares nothing.
 NodeSharedBytes share_on_node(ProcessGroup& group, size_t bytes, const std::function<void(std::byte*)>& fill,
                               std::string& why_not);
+
+// Removes this user's /dev/shm/luong-* files last modified more than `older_than` ago and returns their paths.
+// No running job holds such a name that long: it is removed once the job's processes pass the barrier that
+// follows its creation, and a process that waits there longer than the group's timeout ends the job.
+// share_on_node calls it on each node's first process before it creates a block, with the larger of an hour
+// and twice the group's timeout, and prints a line on stderr for each file removed.
+std::vector<std::string> remove_stale_blocks(std::chrono::seconds older_than);
 
 }  // namespace luong

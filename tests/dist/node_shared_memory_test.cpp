@@ -3,13 +3,18 @@
 // mpirun -np 2 on one machine, where both ranks read the block rank 0 filled (dist_support.h).
 #include "framework/dist/node_shared_memory.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 #include <sstream>
 
@@ -137,6 +142,49 @@ void expect_same_pairs(const nmt::ExampleList& a, const nmt::ExampleList& b) {
     EXPECT_EQ(nmt::to_ids(a[i].src), nmt::to_ids(b[i].src)) << i;
     EXPECT_EQ(nmt::to_ids(a[i].tgt), nmt::to_ids(b[i].tgt)) << i;
     EXPECT_EQ(a[i].line, b[i].line) << i;
+  }
+}
+
+// A /dev/shm/luong-* file, last modified `age_s` seconds ago; its path.
+std::string shared_memory_file(const std::string& name, int64_t age_s) {
+  const int fd = shm_open(("/" + name).c_str(), O_CREAT | O_EXCL | O_RDWR, 0600);
+  EXPECT_GE(fd, 0) << name << ": " << std::strerror(errno);
+  if (fd >= 0) close(fd);
+  const std::string path = "/dev/shm/" + name;
+  const timespec then{std::time(nullptr) - age_s, 0};
+  const timespec times[2] = {then, then};
+  EXPECT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0) << path;
+  return path;
+}
+
+bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
+
+// A process killed between creating a block and removing its name leaves the file: the next job's first process
+// on the node removes it once it is older than any job's window (an hour, or twice the collective timeout), and
+// leaves newer ones alone, which may belong to a job sharing right now.
+TEST(NodeSharedMemory, BlocksLeftByKilledJobsAreRemovedOnceNoJobCanStillHoldThem) {
+  auto group = make_test_group();
+  const std::string tag = std::to_string(getpid());
+  if (group->rank() == 0) {
+    const std::string stale = shared_memory_file("luong-test-stale-" + tag, 7200),
+                      recent = shared_memory_file("luong-test-recent-" + tag, 600);
+    const std::vector<std::string> removed = remove_stale_blocks(std::chrono::hours(1));
+    EXPECT_NE(std::find(removed.begin(), removed.end(), stale), removed.end());
+    EXPECT_EQ(std::find(removed.begin(), removed.end(), recent), removed.end());
+    EXPECT_FALSE(exists(stale));
+    EXPECT_TRUE(exists(recent));
+    shm_unlink(("/luong-test-recent-" + tag).c_str());
+  }
+  group->barrier();
+  // share_on_node does it on the node's first process before creating its block (a node of several processes).
+  std::string left;
+  if (group->local_rank() == 0) left = shared_memory_file("luong-test-left-" + tag, 7200);
+  std::string why_not;
+  const NodeSharedBytes block = share_on_node(
+      *group, 64, [](std::byte* p) { std::memset(p, 1, 64); }, why_not);
+  if (group->local_rank() == 0) {
+    EXPECT_EQ(exists(left), group->local_size() == 1) << "a node of one process shares nothing, and sweeps nothing";
+    if (exists(left)) shm_unlink(left.substr(8).c_str());
   }
 }
 
