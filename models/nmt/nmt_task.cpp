@@ -205,11 +205,10 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
             start->checkpoint.path,
             start->step >= 0 ? str(" (step ", start->step, " of its run)") : std::string(" (an averaged model)"),
             "; a new optimizer state, schedule, step count and data position (a resumed run continues its own)"));
-    for (const std::string& unused : start->unused_vocabulary_settings)
-      log(
-          str("warning: train.init_from: the checkpoint's vocabularies and subword units are used, so this setting "
-              "has no effect (",
-              unused, ")"));
+    const std::string unused_warning =
+        "warning: train.init_from: the checkpoint's vocabularies and subword units are used, so this setting has no "
+        "effect (";
+    for (const std::string& unused : start->unused_vocabulary_settings) log(unused_warning + unused + ")");
   }
   // train.precision: process-wide, read by every float32 GEMM; parameters and optimizer state stay float32.
   set_gemm_precision(parse_gemm_precision(cfg.train.precision));
