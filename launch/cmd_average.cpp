@@ -49,13 +49,10 @@ void require_same_model_config(const Checkpoint& first, const Checkpoint& other)
                " but missing from ", (a == first.state.strings.end() ? first.path : other.path));
   const Config x = Config::load_string(nmt::nmt_schema(), a->second, first.path + ":/config");
   const Config y = Config::load_string(nmt::nmt_schema(), b->second, other.path + ":/config");
-  // Keys that change neither the parameters' meaning nor decoding (training-time dropout, how the weights
-  // were initialised) may differ: those checkpoints average like any two of one run.
-  auto irrelevant = [](const std::string& k) {
-    return k == "model.dropout" || k == "model.init" || k == "model.init_range";
-  };
+  // The other keys (training-time dropout, how the weights were initialised) may differ: those checkpoints
+  // average like any two of one run.
   for (const KeySpec& key : x.schema().keys()) {
-    if (key.path.rfind("model.", 0) != 0 || irrelevant(key.path)) continue;
+    if (!nmt::describes_the_network(key.path)) continue;
     const std::string vx = value_to_yaml(x.get(key.path)), vy = value_to_yaml(y.get(key.path));
     if (vx != vy)
       LUONG_FAIL("average: model config differs: ", key.path, " is ", vy, " in ", other.path, " but ", vx, " in ",

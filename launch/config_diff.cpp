@@ -67,14 +67,8 @@ std::vector<std::string> config_changes(const std::string& saved, const std::str
       batch_before->second == batch_after->second)
     out.push_back(str("processes: ", saved_world, " -> ", current_world, " with train.batch_size ",
                       batch_after->second, " per process (the global batch changes)"));
-  for (const auto& [key, value] : after) {
-    const auto it = before.find(key);
-    if (it == before.end()) {
-      if (!before.empty() && !same_as_absent(key, value)) add(key, "(absent)", value);
-    } else if (it->second != value) {
-      add(key, it->second, value);
-    }
-  }
+  for (const ChangedLeaf& c : changed_leaves(before, after))
+    if (!c.absent_before || (!before.empty() && !same_as_absent(c.key, c.after))) add(c.key, c.before, c.after);
   return out;
 }
 

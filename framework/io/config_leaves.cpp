@@ -29,4 +29,17 @@ std::map<std::string, std::string> config_leaves(const std::string& text) {
   return out;
 }
 
+std::vector<ChangedLeaf> changed_leaves(const std::map<std::string, std::string>& before,
+                                        const std::map<std::string, std::string>& after) {
+  std::vector<ChangedLeaf> out;
+  for (const auto& [key, value] : after) {
+    const auto it = before.find(key);
+    if (it == before.end())
+      out.push_back({key, "(absent)", value, true});
+    else if (it->second != value)
+      out.push_back({key, it->second, value, false});
+  }
+  return out;
+}
+
 }  // namespace luong

@@ -60,9 +60,9 @@ std::string allowed_range(const KeySpec& spec) {
   return lower + ", " + upper;
 }
 
-std::string join_names(const std::vector<std::string>& names) {
+std::string join_names(const std::vector<std::string>& names, const std::string& separator) {
   std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  for (const auto& n : names) out += (out.empty() ? "" : separator) + n;
   return out;
 }
 

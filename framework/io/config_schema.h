@@ -63,7 +63,7 @@ class ConfigSchema {
 // The values a numeric key allows, as an interval: "[1, 9223372036854775807]" (integers), "(0, inf)" (numbers).
 std::string allowed_range(const KeySpec& spec);
 
-// Joins names as "a, b, c".
-std::string join_names(const std::vector<std::string>& names);
+// Joins names as "a, b, c" (or with another separator: "a; b; c" for items that hold commas).
+std::string join_names(const std::vector<std::string>& names, const std::string& separator = ", ");
 
 }  // namespace luong

@@ -47,13 +47,9 @@ std::string failure_reason(const std::string& log, std::uintmax_t from) {
 
 // "optim.weight_decay: 0.0 -> 0.01, ..." for the keys whose values differ.
 std::string changed_keys(const std::string& before, const std::string& after) {
-  const auto a = config_leaves(before), b = config_leaves(after);
   std::string out;
-  for (const auto& [key, value] : b) {
-    const auto it = a.find(key);
-    const std::string old = it == a.end() ? "(absent)" : it->second;
-    if (old != value) out += str(out.empty() ? "" : ", ", key, ": ", old, " -> ", value);
-  }
+  for (const ChangedLeaf& c : changed_leaves(config_leaves(before), config_leaves(after)))
+    out += str(out.empty() ? "" : ", ", c.key, ": ", c.before, " -> ", c.after);
   return out.empty() ? "the text differs" : out;
 }
 

@@ -287,6 +287,10 @@ ConfigSchema nmt_schema() {
   return s;
 }
 
+bool describes_the_network(const std::string& key) {
+  return key.rfind("model.", 0) == 0 && key != "model.dropout" && key != "model.init" && key != "model.init_range";
+}
+
 NmtConfig nmt_config_from(const Config& c) {
   NmtConfig n;
   n.seed = static_cast<uint64_t>(c.get_int("seed"));

@@ -100,5 +100,9 @@ ConfigSchema nmt_schema();
 NmtConfig nmt_config_from(const Config& config);
 // The reference document (configs/README.md).
 std::string nmt_config_reference();
+// Whether a key is one of the model.* keys that decide which network a checkpoint's parameters belong to: all
+// but model.dropout, model.init and model.init_range (training-time regularisation, and how fresh weights were
+// drawn). `luong average` requires them equal in its inputs, train.init_from between the checkpoint and the run.
+bool describes_the_network(const std::string& key);
 
 }  // namespace luong::nmt

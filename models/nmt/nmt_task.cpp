@@ -86,6 +86,12 @@ SubwordSettings subword_settings(const DataConfig& d) {
   return {d.bpe_merges, d.bpe_joint, d.bpe_codes, d.bpe_codes_tgt};
 }
 
+StateDict model_tensors(const NmtModel& model) {
+  StateDict out;
+  for (const auto& [name, v] : model.named_parameters()) out.tensors[checkpoint_name(name)] = v.data();
+  return out;
+}
+
 std::string checkpoint_name(const std::string& parameter_name) {
   std::string out = "model/" + parameter_name;
   std::replace(out.begin(), out.end(), '.', '/');
@@ -198,9 +204,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   log(str("model: ", flat_->numel(), " parameters, attention ", mc.attention, ", ", mc.layers, " x ", mc.hidden_size,
           " LSTM, device ", device_));
   if (start) {
-    StateDict dest;
-    for (const auto& [name, v] : model_->named_parameters()) dest.tensors[checkpoint_name(name)] = v.data();
-    load_tensors_into(start->checkpoint, dest, "model/");
+    load_tensors_into(start->checkpoint, model_tensors(*model_), "model/");
     log(str("init: parameters, vocabularies and ", subwords_.any() ? subwords_.describe() : "whole words", " from ",
             start->checkpoint.path,
             start->step >= 0 ? str(" (step ", start->step, " of its run)") : std::string(" (an averaged model)"),
@@ -405,7 +409,7 @@ NmtTask::TranslationScores NmtTask::validation_scores(const std::function<bool()
 }
 
 void NmtTask::save_state(StateDict& out) const {
-  for (const auto& [name, v] : model_->named_parameters()) out.tensors[checkpoint_name(name)] = v.data();
+  for (const auto& [path, tensor] : model_tensors(*model_).tensors) out.tensors[path] = tensor;
   const IteratorState s = iterator_->state();
   out.ints["data/epoch"] = s.epoch;
   out.ints["data/index"] = s.index;
@@ -424,9 +428,7 @@ void NmtTask::load_state(const StateDict& in, const std::string& source) {
   check_resumed_subwords(cfg_.data, subwords_, view);
   check_string_list(view, "vocab/src", src_vocab_.to_tokens());
   check_string_list(view, "vocab/tgt", tgt_vocab_.to_tokens());
-  StateDict dest;
-  for (const auto& [name, v] : model_->named_parameters()) dest.tensors[checkpoint_name(name)] = v.data();
-  load_tensors_into(view, dest, "model/");
+  load_tensors_into(view, model_tensors(*model_), "model/");
   // The plan of an epoch depends on the sort key, so a resumed run keeps the one it started with; checkpoints
   // written before the key existed sorted by source length.
   const auto saved_key = in.strings.find("data/sort_by");

@@ -94,6 +94,9 @@ SubwordSettings subword_settings(const DataConfig& data);
 
 // Parameter name "encoder.lstm.0.weight_ih" -> checkpoint path "model/encoder/lstm/0/weight_ih".
 std::string checkpoint_name(const std::string& parameter_name);
+// The model's parameters under their checkpoint paths, sharing their storage: saving them saves the model, and
+// load_tensors_into(checkpoint, model_tensors(model), "model/") loads it.
+StateDict model_tensors(const NmtModel& model);
 
 // The summed loss and token count of `model` over `corpus` (teacher forcing, eval mode, no gradients).
 ValidationResult evaluate_loss(const NmtModel& model, const Corpus& corpus, int64_t batch_size, Device device);

@@ -1,23 +1,16 @@
 #include "models/nmt/starting_point.h"
 
 #include <filesystem>
-#include <map>
 
 #include "framework/core/error.h"
 #include "framework/io/config_leaves.h"
+#include "framework/io/config_schema.h"
 
 namespace luong::nmt {
 namespace {
 
-// Keys of the model section that do not change which network the parameters belong to: regularisation, and
-// how fresh parameters would be drawn (these are loaded instead).
-bool free_to_differ(const std::string& key) {
-  return key == "model.dropout" || key == "model.init" || key == "model.init_range";
-}
-
-bool decides_the_network(const std::string& key) {
-  return (key.rfind("model.", 0) == 0 && !free_to_differ(key)) || key == "data.lowercase";
-}
+// The network, and the tokens its embedding rows stand for (data.lowercase changes them).
+bool decides_the_network(const std::string& key) { return describes_the_network(key) || key == "data.lowercase"; }
 
 bool decides_the_vocabularies(const std::string& key) {
   static const char* const kKeys[] = {"data.src_vocab_size", "data.tgt_vocab_size", "data.min_freq",
@@ -31,20 +24,9 @@ bool decides_the_vocabularies(const std::string& key) {
 // "key is X in its run, Y here" for each key `pick` selects whose values differ.
 std::vector<std::string> differences(const std::string& there, const std::string& here,
                                      bool (*pick)(const std::string&)) {
-  const std::map<std::string, std::string> a = config_leaves(there), b = config_leaves(here);
   std::vector<std::string> out;
-  for (const auto& [key, value] : b) {
-    if (!pick(key)) continue;
-    const auto it = a.find(key);
-    const std::string old_value = it == a.end() ? "(absent)" : it->second;
-    if (old_value != value) out.push_back(str(key, " is ", old_value, " in its run, ", value, " here"));
-  }
-  return out;
-}
-
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& s : items) out += (out.empty() ? "" : "; ") + s;
+  for (const ChangedLeaf& c : changed_leaves(config_leaves(there), config_leaves(here)))
+    if (pick(c.key)) out.push_back(str(c.key, " is ", c.before, " in its run, ", c.after, " here"));
   return out;
 }
 
@@ -68,7 +50,7 @@ StartingPoint read_starting_point(const std::string& path, const std::string& co
   const std::vector<std::string> differ = differences(start.run.config_text, config_text, decides_the_network);
   if (!differ.empty())
     LUONG_FAIL("train.init_from: checkpoint ", path, " holds another model than this config describes (",
-               joined(differ),
+               join_names(differ, "; "),
                "): set these keys as its run did (model.dropout, model.init and model.init_range may differ)");
   start.unused_vocabulary_settings = differences(start.run.config_text, config_text, decides_the_vocabularies);
   return start;

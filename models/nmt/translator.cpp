@@ -30,12 +30,9 @@ LoadedModel load_model(const std::string& checkpoint, Device device) {
   mc.tgt_vocab = m.run.tgt_vocab.size();
   mc.pad_id = Vocabulary::kPad;
   m.model = std::make_unique<NmtModel>(mc, DType::f32);
-  StateDict dest;
-  for (auto& [name, v] : m.model->named_parameters()) {
-    if (!device.is_cpu()) v.data() = v.data().to(device);
-    dest.tensors[checkpoint_name(name)] = v.data();
-  }
-  load_tensors_into(ckpt, dest, "model/");
+  if (!device.is_cpu())
+    for (auto& [name, v] : m.model->named_parameters()) v.data() = v.data().to(device);
+  load_tensors_into(ckpt, model_tensors(*m.model), "model/");
   m.model->eval();
   return m;
 }

@@ -9,7 +9,6 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "framework/dist/process_group.h"
 #include "framework/io/checkpoint.h"
@@ -18,6 +17,7 @@
 #include "models/nmt/nmt_task.h"
 #include "tests/support/model_diff.h"
 #include "tests/support/run_luong.h"
+#include "tests/support/temp_dir.h"
 
 namespace luong::testing {
 namespace {
@@ -42,12 +42,6 @@ class InitFromTest : public ::testing::Test {
   // A child run on the other corpus; `extra` adds options (train.init_from among them).
   static std::string child_command(const std::string& run_dir, const std::string& extra) {
     return tiny_train_command(run_dir, child_data_) + kNetwork + " --set train.max_epochs=0 " + extra;
-  }
-  static std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
   }
   // The loss of the first "train" record of a run's metrics.jsonl.
   static double first_train_loss(const std::string& run_dir) {
@@ -76,10 +70,7 @@ TEST_F(InitFromTest, TheNewModelHoldsTheCheckpointsParametersVocabulariesAndSubw
   nmt::NmtTask fresh(cfg, *group, quiet);
 
   const Checkpoint parent = load_checkpoint(parent_checkpoint());
-  StateDict loaded;
-  for (const auto& [name, v] : started.model().named_parameters())
-    loaded.tensors[nmt::checkpoint_name(name)] = v.data();
-  expect_bitwise_equal(parent.state.sub("model"), loaded.sub("model"));
+  expect_bitwise_equal(parent.state.sub("model"), nmt::model_tensors(started.model()).sub("model"));
 
   EXPECT_EQ(started.src_vocab().to_tokens(), split_string_list(parent.state.strings.at("vocab/src")));
   EXPECT_EQ(started.tgt_vocab().to_tokens(), split_string_list(parent.state.strings.at("vocab/tgt")));
@@ -112,7 +103,7 @@ TEST_F(InitFromTest, TrainsOnAnotherCorpusFromTheTrainedModel) {
   // The step count starts at zero, and the run directory carries the parent's merges and vocabularies (their
   // tokens: the counts are of the corpus a vocabulary was built from, which the child did not do).
   EXPECT_TRUE(std::filesystem::exists(checkpoint_path(child, 6)));
-  EXPECT_EQ(read_file(child + "/bpe.merges.txt"), read_file(parent_ + "/bpe.merges.txt"));
+  EXPECT_EQ(read_bytes(child + "/bpe.merges.txt"), read_bytes(parent_ + "/bpe.merges.txt"));
   for (const char* file : {"vocab.src.txt", "vocab.tgt.txt"})
     EXPECT_EQ(nmt::Vocabulary::load(child + "/" + file).to_tokens(),
               nmt::Vocabulary::load(parent_ + "/" + file).to_tokens())
