@@ -17,6 +17,7 @@
 #include "framework/io/json_text.h"
 #include "framework/optim/optimizer.h"
 #include "framework/optim/schedule.h"
+#include "framework/train/resume_point.h"
 #include "framework/train/stop_signals.h"
 #include "framework/train/trainer.h"
 #include "launch/commands.h"
@@ -170,10 +171,25 @@ void run(const TrainArgs& a) {
   const std::string config_text = cfg.config.dump();
   check_configs_agree(*group, config_text);
 
-  // Every process reads the starting checkpoint itself (the file system is shared, as for the data); the
-  // data check below then covers the vocabularies it brings.
+  // A run started with train.init_from takes its vocabularies and units from the checkpoint it resumes from
+  // (its own checkpoints hold them), so the starting checkpoint is read by a new run only, and may be gone by
+  // the time the run resumes. That needs the checkpoint to resume before the task is built; it is found early
+  // only then, so that a plain resume does not hold a large checkpoint while the text is tokenized. Every
+  // process reads its files itself (the file system is shared, as for the data); the data check below then
+  // covers the vocabularies they bring, the trainer the step each process resumes.
+  std::optional<ResumePoint> resume_point;
   std::optional<nmt::StartingPoint> start;
-  if (!c.train.init_from.empty()) start = nmt::read_starting_point(c.train.init_from, config_text);
+  if (!c.train.init_from.empty()) {
+    resume_point = find_resume_point(a.resume, a.run_dir, log);
+    if (!resume_point->checkpoint) {
+      start = nmt::read_starting_point(c.train.init_from, config_text);
+    } else if (!(start = nmt::resumed_starting_point(*resume_point->checkpoint))) {
+      log(str("warning: train.init_from has no effect on this run: it resumes from ", resume_point->checkpoint->path,
+              ", its own, and began without a starting checkpoint (start a new run, in another --run-dir, to start "
+              "from ",
+              c.train.init_from, ")"));
+    }
+  }
   nmt::NmtTask task(c, *group, log, std::move(start));
   if (c.train.valid_translations) task.keep_valid_translations_in(a.run_dir + "/" + kValidTranslationsDir);
   check_data_agrees(*group, task.data_fingerprint(),
@@ -187,6 +203,7 @@ void run(const TrainArgs& a) {
   auto schedule = make_schedule(c.optim.schedule, so);
 
   TrainerOptions to = trainer_options(c, a);
+  to.resume_point = std::move(resume_point);
   to.checkpoint_strings["config"] = config_text;
   // The run directory's metadata is written once the run has resumed (or started): a refused resume
   // (another model size, other data) leaves the directory as it was.

@@ -10,8 +10,8 @@ namespace luong::cli {
 namespace {
 
 // Keys that change how long a run goes, what it logs or keeps, or how it is evaluated afterwards, but not
-// the parameters a given step produces (train.init_from: a resumed run's come from its own checkpoint, and
-// its vocabularies are checked against that checkpoint's).
+// the parameters a given step produces (train.init_from: a resumed run's parameters, vocabularies and units
+// come from its own checkpoint, whatever the key now names).
 bool keeps_steps_identical(const std::string& key) {
   static const char* const kKeys[] = {"train.max_steps",        "train.max_epochs",         "train.log_every",
                                       "train.checkpoint_every", "train.keep_checkpoints",   "data.test_src",

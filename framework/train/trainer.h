@@ -18,6 +18,7 @@
 #include "framework/optim/schedule.h"
 #include "framework/train/metrics_log.h"
 #include "framework/train/progress.h"
+#include "framework/train/resume_point.h"
 #include "framework/train/stop_signals.h"  // the trainer acts on them; callers install them
 #include "framework/train/train_task.h"
 
@@ -42,6 +43,9 @@ struct TrainerOptions {
   double bucket_mb = 25.0;
   int64_t check_every = 0;        // steps between cross-rank parameter checks; 0 = off
   std::string resume;             // "" (fresh), "auto" (newest valid checkpoint in run_dir), or a path
+  // find_resume_point(resume, run_dir, ...) when the caller has already called it (to build its task from the
+  // checkpoint); unset, the trainer calls it.
+  std::optional<ResumePoint> resume_point;
   // The validation result that picks best.h5 and drives early stopping and the schedule's on_validation:
   // "valid_ppl" (the perplexity, lower is better), or a key of ValidationResult::extra that the task computes
   // at every validation ("valid_bleu", higher is better). A run resumes only with the metric it started with.
@@ -95,7 +99,6 @@ class Trainer {
   void validate(int64_t epoch);
   void end_epoch();
   void save_checkpoint_now(bool best = false);
-  std::optional<Checkpoint> checkpoint_to_resume();
   // Refuses a resume that would branch the run (see trainer.cpp) and moves aside the later files that
   // --resume auto skipped.
   void check_no_later_checkpoints(const std::string& resumed_from);

@@ -1,6 +1,6 @@
-// The Trainer's checkpoints: which one a run resumes from (agreed by every rank) and restoring it, and
-// writing one (every rank gathers its state, rank 0 writes, retention after). The step loop, validation and
-// the schedule of saves are in trainer.cpp.
+// The Trainer's checkpoints: agreeing (every rank) on the one a run resumes from (resume_point.h finds it) and
+// restoring it, and writing one (every rank gathers its state, rank 0 writes, retention after). The step loop,
+// validation and the schedule of saves are in trainer.cpp.
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -27,10 +27,6 @@ std::string about_checkpoint(const std::string& path, const std::string& what) {
   return what.find(path) != std::string::npos ? what : "checkpoint " + path + ": " + what;
 }
 
-std::string skipped_message(const std::string& path, const std::string& reason) {
-  return "warning: skipping " + about_checkpoint(path, reason);
-}
-
 // The first floating-point tensor of `state` that holds a NaN or an infinity, or "" when there is none.
 std::string first_non_finite(const StateDict& state) {
   for (const auto& [name, t] : state.tensors)
@@ -45,39 +41,6 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 }  // namespace
-
-std::optional<Checkpoint> Trainer::checkpoint_to_resume() {
-  if (opt_.resume.empty()) return std::nullopt;
-  if (opt_.resume != "auto") return load_checkpoint(opt_.resume);  // an explicit path must load: errors propagate
-  // A checkpoint that loads but holds only a model (luong average's output saved as ckpt-<step>.h5) cannot be
-  // resumed: skipped like a damaged one, so that the run continues from the newest that can.
-  LatestCheckpoint latest = find_latest_valid(opt_.run_dir, [](const Checkpoint& c) {
-    return c.state.ints.contains("trainer/step") ? std::string()
-                                                 : "it has no trainer state (an averaged or exported model)";
-  });
-  for (const auto& s : latest.skipped) {
-    say(skipped_message(s.path, s.reason));
-    skipped_on_resume_.push_back(s.path);
-  }
-  if (latest.checkpoint) return std::move(latest.checkpoint);
-  if (latest.skipped.empty()) return std::nullopt;  // nothing saved yet: a fresh start
-  // Step checkpoints exist but none loads. Starting over would overwrite the run's history (and best.h5):
-  // resume from best.h5 if that loads, else stop and let the user decide.
-  const std::string best = best_checkpoint_path(opt_.run_dir);
-  if (std::filesystem::exists(best)) {
-    try {
-      Checkpoint c = load_checkpoint(best);
-      say("warning: no step checkpoint in " + opt_.run_dir + " loads; resuming from " + best);
-      return c;
-    } catch (const Error& e) {
-      say(skipped_message(best, e.what()));
-    }
-  }
-  std::string names;
-  for (const auto& s : latest.skipped) names += (names.empty() ? "" : ", ") + s.path;
-  LUONG_FAIL("--resume auto: ", opt_.run_dir, " holds checkpoints but none loads (", names,
-             "; reasons above). Move them away to start this run over, or resume from a checkpoint path.");
-}
 
 Trainer::ConfigChanges Trainer::config_changes_since(const Checkpoint& ckpt) const {
   ConfigChanges out;
@@ -175,17 +138,16 @@ void Trainer::check_no_later_checkpoints(const std::string& resumed_from) {
 }
 
 void Trainer::resume() {
-  std::optional<Checkpoint> ckpt;
+  ResumePoint point = opt_.resume_point
+                          ? std::move(*opt_.resume_point)
+                          : find_resume_point(opt_.resume, opt_.run_dir, [this](const std::string& s) { say(s); });
+  opt_.resume_point.reset();
+  skipped_on_resume_ = point.skipped;
+  std::optional<Checkpoint> ckpt = std::move(point.checkpoint);
   if (group_.size() == 1) {
-    ckpt = checkpoint_to_resume();
+    if (point.error) std::rethrow_exception(point.error);
   } else {
-    std::exception_ptr error;
-    try {
-      ckpt = checkpoint_to_resume();
-    } catch (const Error&) {
-      error = std::current_exception();
-    }
-    agree_on_resume(ckpt, error);
+    agree_on_resume(ckpt, point.error);
   }
   if (!ckpt) {
     // A fresh run: every rank starts from rank 0's parameters.

@@ -185,8 +185,9 @@ void add_train(ConfigSchema& s) {
                "(data.src_vocab_size, data.tgt_vocab_size, data.min_freq and data.bpe_* then have no effect); the "
                "model.* keys must describe the same network (model.dropout, model.init and model.init_range may "
                "differ) and data.lowercase must be the same. The optimizer state, schedule, step count and data "
-               "position start from zero. A resumed run continues from its own checkpoints but reads this file's "
-               "vocabularies again: keep it. Empty = a freshly drawn model. Relative paths are resolved against the "
+               "position start from zero. A resumed run continues from its own checkpoints alone (the file may be "
+               "gone by then, but the key must stay set), and a run that began without this key ignores it on "
+               "resume. Empty = a freshly drawn model. Relative paths are resolved against the "
                "current working directory.");
 }
 

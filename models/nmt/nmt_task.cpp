@@ -9,6 +9,7 @@
 
 #include "framework/core/precision.h"
 #include "framework/io/checkpoint.h"
+#include "framework/io/config_leaves.h"
 #include "framework/kernels/cpu/bf16_gemm.h"
 #include "framework/memory/allocator.h"
 #include "models/nmt/bleu.h"
@@ -51,6 +52,23 @@ std::string subword_setting(const DataConfig& d) {
     return str("data.bpe_merges is ", d.bpe_merges, d.bpe_joint ? "" : " with data.bpe_joint false");
   return str("data.bpe_codes is '", d.bpe_codes, "'",
              d.bpe_codes_tgt.empty() ? "" : str(" and data.bpe_codes_tgt '", d.bpe_codes_tgt, "'"));
+}
+
+// A run started with train.init_from reads its text with that checkpoint's units and vocabularies; a resume
+// without the key built its own from the data, which the checks after this one would report as another
+// setting's mismatch ("set data.bpe_merges as the run was started").
+void check_started_alike(const Checkpoint& view, bool tokens_from_checkpoint) {
+  const auto config = view.state.strings.find("config");
+  if (tokens_from_checkpoint || config == view.state.strings.end()) return;
+  const auto leaves = config_leaves(config->second);
+  const auto init_from = leaves.find("train.init_from");
+  if (init_from == leaves.end() || init_from->second.empty() || init_from->second == "\"\"" ||
+      init_from->second == "''")
+    return;
+  LUONG_FAIL("checkpoint ", view.path, ": its run was started with train.init_from: ", init_from->second,
+             " and reads its text with that checkpoint's vocabularies and subword units, but this run's config has "
+             "no train.init_from; set it again to continue (any path: a resumed run takes them from its own "
+             "checkpoint and does not read the file)");
 }
 
 // A run resumes only with the subword units its checkpoint was trained with (its vocabularies are pieces).
@@ -109,6 +127,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
     // The checkpoint's units and vocabularies: its embedding and output rows belong to their tokens.
     subwords_ = start->run.subwords;
     src_vocab_ = start->run.src_vocab, tgt_vocab_ = start->run.tgt_vocab;
+    tokens_from_checkpoint_ = true;
     text = tokenize_files(cfg.data.train_src, cfg.data.train_tgt, words, subwords_);
   } else {
     text = tokenize_files(cfg.data.train_src, cfg.data.train_tgt, words, Subwords{});
@@ -203,7 +222,11 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   allocator_for(Device::cpu()).empty_cache();  // set-up blocks (see Allocator::empty_cache)
   log(str("model: ", flat_->numel(), " parameters, attention ", mc.attention, ", ", mc.layers, " x ", mc.hidden_size,
           " LSTM, device ", device_));
-  if (start) {
+  if (start && start->resumed) {
+    log(str("init: vocabularies and ", subwords_.any() ? subwords_.describe() : "whole words", " from ",
+            start->checkpoint.path, ", as its run took them from ", start->run.cfg.train.init_from,
+            " at its start (that file is not read again)"));
+  } else if (start) {
     load_tensors_into(start->checkpoint, model_tensors(*model_), "model/");
     log(str("init: parameters, vocabularies and ", subwords_.any() ? subwords_.describe() : "whole words", " from ",
             start->checkpoint.path,
@@ -425,6 +448,7 @@ void NmtTask::load_state(const StateDict& in, const std::string& source) {
   view.state = in;
   view.path = source;  // the mismatch errors name it: "checkpoint <source>: parameter ..."
   // Tokens are read through the merges, so a checkpoint resumes only with the ones it was trained with.
+  check_started_alike(view, tokens_from_checkpoint_);
   check_resumed_subwords(cfg_.data, subwords_, view);
   check_string_list(view, "vocab/src", src_vocab_.to_tokens());
   check_string_list(view, "vocab/tgt", tgt_vocab_.to_tokens());

@@ -29,8 +29,8 @@ class NmtTask : public TrainTask {
   // Reads and encodes the training (and validation) data, learns the subword units and builds the
   // vocabularies from the training data, builds and initialises the model on the group's device. With a
   // starting point (train.init_from, read by read_starting_point against this config), its units and
-  // vocabularies are used and its parameters loaded instead. `log` receives human-readable set-up lines
-  // (corpus statistics).
+  // vocabularies are used and its parameters loaded instead; with a resumed one (resumed_starting_point), its
+  // units and vocabularies only. `log` receives human-readable set-up lines (corpus statistics).
   NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<void(const std::string&)>& log,
           std::optional<StartingPoint> start = std::nullopt);
 
@@ -69,6 +69,7 @@ class NmtTask : public TrainTask {
   Tokenizer tokenizer_;
   Subwords subwords_;
   Vocabulary src_vocab_, tgt_vocab_;
+  bool tokens_from_checkpoint_ = false;  // subwords_ and the vocabularies came from a StartingPoint
   std::shared_ptr<const Corpus> train_, valid_;
   // With validation BLEU and chrF (train.valid_bleu, or train.valid_metric bleu or chrf): the validation source lines
   // and the references as sacreBLEU reads them, every line (an empty one translates to an empty line), as `luong eval`.

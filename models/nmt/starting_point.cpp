@@ -56,4 +56,16 @@ StartingPoint read_starting_point(const std::string& path, const std::string& co
   return start;
 }
 
+std::optional<StartingPoint> resumed_starting_point(const Checkpoint& checkpoint) {
+  StoredRun run = read_stored_run(checkpoint);
+  if (run.cfg.train.init_from.empty()) return std::nullopt;
+  StartingPoint start;
+  start.checkpoint = checkpoint;  // tensors share their storage: no copy of the parameters
+  start.run = std::move(run);
+  const auto step = checkpoint.state.ints.find("trainer/step");
+  if (step != checkpoint.state.ints.end()) start.step = step->second;
+  start.resumed = true;
+  return start;
+}
+
 }  // namespace luong::nmt

@@ -5,6 +5,7 @@
 // train_from with reset_optim and fairseq's --reset-optimizer do.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,9 @@ struct StartingPoint {
   // wrote the checkpoint ("data.bpe_merges is 10000 in its run, 0 here"): they have no effect, the checkpoint's
   // vocabularies and units are used. Empty when they agree.
   std::vector<std::string> unused_vocabulary_settings;
+  // The checkpoint is the run's own, being resumed (resumed_starting_point): it supplies the vocabularies and
+  // units only, the trainer restores its parameters with the rest of the run's state.
+  bool resumed = false;
 };
 
 // Reads `path` for a run configured by `config_text` (resolved, Config::dump()). The checkpoint must describe
@@ -28,5 +32,12 @@ struct StartingPoint {
 // apply), and data.lowercase (it decides the tokens), equal to this config's; the error lists each key that
 // differs with both values. Errors start with "train.init_from".
 StartingPoint read_starting_point(const std::string& path, const std::string& config_text);
+
+// A run resumed from `checkpoint`, its own: when the run was started with train.init_from, the vocabularies
+// and units it took then, read back from `checkpoint` (which holds them), so the starting checkpoint is not
+// read again and may have been moved or deleted since, as fairseq's --restore-file is ignored once a run has
+// its own checkpoint. nullopt when the run was not (the task builds them from the data as it did at the
+// start). The train.init_from of the resumed run decides, not the config's: a run continues as it began.
+std::optional<StartingPoint> resumed_starting_point(const Checkpoint& checkpoint);
 
 }  // namespace luong::nmt

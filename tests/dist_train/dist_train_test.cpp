@@ -117,6 +117,14 @@ TEST_F(DistTrainTest, TwoRanksStartingFromACheckpointEqualOneProcess) {
   // The job holds the parent's merges (its config learns none): its ranks read the parent's checkpoint.
   EXPECT_EQ(load_checkpoint(checkpoint_path(two, 10)).state.strings.at("bpe/merges"),
             load_checkpoint(checkpoint_path(parent, 10)).state.strings.at("bpe/merges"));
+  // Resumed with the parent gone, every rank takes the tokens from the job's own checkpoint, and the job
+  // still continues as the one process does.
+  const RunResult c1 = run_luong(args(one, 16, 15, init + " --resume auto"));
+  ASSERT_EQ(c1.status, 0) << c1.output;
+  std::filesystem::remove_all(parent);
+  const RunResult c2 = run_mpi(args(two, 8, 15, init + " --resume auto"));
+  ASSERT_EQ(c2.status, 0) << c2.output;
+  EXPECT_LE(max_rel_diff(checkpoint_path(one, 15), checkpoint_path(two, 15)), 1e-6);
 }
 
 // Gradient accumulation: one process training each step's batch in 2 parts takes the steps of 2 processes,

@@ -1,8 +1,8 @@
 // train.init_from: a run that starts from a trained checkpoint holds that checkpoint's parameters, vocabularies
 // and subword units before its first step (bit for bit), trains on another corpus from there (its first loss is
-// the trained model's, well below a fresh model's), resumes exactly (also after the checkpoint has moved), may
-// start from an averaged model, and refuses a checkpoint of another network or a file that is not one, naming
-// every differing key or the file.
+// the trained model's, well below a fresh model's), resumes exactly from its own checkpoints (the starting one
+// may be gone by then), may start from an averaged model, and refuses a checkpoint of another network or a file
+// that is not one, naming every differing key or the file.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -113,25 +113,57 @@ TEST_F(InitFromTest, TrainsOnAnotherCorpusFromTheTrainedModel) {
   EXPECT_LT(started, fresh - 0.5) << "first loss from the checkpoint " << started << ", from scratch " << fresh;
 }
 
-TEST_F(InitFromTest, ResumesExactlyEvenWhenTheCheckpointHasMoved) {
+TEST_F(InitFromTest, ResumesExactlyFromItsOwnCheckpointsOnceTheStartingOneIsGone) {
   // Dropout the parent did not have (it may differ) and Adam's state, so the resume has something to keep.
-  const std::string common =
-      " --quiet --set model.dropout=0.3 --set train.checkpoint_every=5 --set train.valid_every=5";
+  const std::string common = " --set model.dropout=0.3 --set train.checkpoint_every=5 --set train.valid_every=5";
   const std::string straight = fresh_dir("init_from_straight"), stopped = fresh_dir("init_from_stopped");
-  const std::string init = " --set train.init_from=" + parent_checkpoint();
-  RunResult r = run_luong(child_command(straight, init + common + " --set train.max_steps=20"));
+  RunResult r = run_luong(child_command(
+      straight, " --set train.init_from=" + parent_checkpoint() + common + " --quiet --set train.max_steps=20"));
   ASSERT_EQ(r.status, 0) << r.output;
-  r = run_luong(child_command(stopped, init + common + " --set train.max_steps=10"));
+  // The stopped run starts from a copy, deleted before the resume (a scratch file system cleaned meanwhile).
+  const std::string copy = fresh_dir("init_from_copy") + "/parent.h5";
+  std::filesystem::copy_file(parent_checkpoint(), copy);
+  const std::string init = " --set train.init_from=" + copy;
+  r = run_luong(child_command(stopped, init + common + " --quiet --set train.max_steps=10"));
   ASSERT_EQ(r.status, 0) << r.output;
-  const std::string moved = fresh_dir("init_from_moved") + "/parent.h5";
-  std::filesystem::copy_file(parent_checkpoint(), moved);
-  r = run_luong(
-      child_command(stopped, " --set train.init_from=" + moved + common + " --set train.max_steps=20 --resume auto"));
+  std::filesystem::remove(copy);
+  // Without the key the run would read its text another way: refused, naming the key, before any step.
+  r = run_luong(child_command(stopped, common + " --quiet --set train.max_steps=20 --resume auto"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot resume from checkpoint " + checkpoint_path(stopped, 10) +
+                          ": its run was started with train.init_from: " + copy +
+                          " and reads its text with that "
+                          "checkpoint's vocabularies and subword units, but this run's config has no train.init_from"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(checkpoint_path(stopped, 15)));
+  r = run_luong(child_command(stopped, init + common + " --set train.max_steps=20 --resume auto"));
   ASSERT_EQ(r.status, 0) << r.output;
-  // A moved starting checkpoint changes nothing the resumed steps compute: no warning that the run changed.
+  EXPECT_NE(r.output.find("init: vocabularies and 30 BPE merges from " + checkpoint_path(stopped, 10) +
+                          ", as its run took them from " + copy + " at its start (that file is not read again)"),
+            std::string::npos)
+      << r.output;
   EXPECT_EQ(r.output.find("warning: resuming with a changed config"), std::string::npos) << r.output;
   expect_bitwise_equal(load_checkpoint(checkpoint_path(straight, 20)).state.sub("model"),
                        load_checkpoint(checkpoint_path(stopped, 20)).state.sub("model"));
+}
+
+TEST_F(InitFromTest, AResumedRunContinuesAsItBeganWhateverTheConfigNowSays) {
+  // Its checkpoints decide: a run started from scratch is not restarted from a checkpoint named on resume
+  // (its parameters and vocabularies are its own); a warning says so.
+  const std::string run = fresh_dir("init_from_added_later");
+  const std::string common = " --set train.checkpoint_every=5 --set data.valid_src= --set data.valid_tgt=";
+  RunResult r = run_luong(child_command(run, common + " --quiet --set train.max_steps=5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_luong(child_command(
+      run, common + " --set train.max_steps=10 --resume auto --set train.init_from=" + run + "/no-such-parent.h5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("init:"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("warning: train.init_from has no effect on this run: it resumes from " +
+                          checkpoint_path(run, 5) + ", its own, and began without a starting checkpoint"),
+            std::string::npos)
+      << r.output;
+  EXPECT_TRUE(std::filesystem::exists(checkpoint_path(run, 10)));
 }
 
 TEST_F(InitFromTest, StartsFromAnAveragedModel) {
