@@ -180,7 +180,7 @@ void run(EvalArgs a) {
 const bool kRegistered = add_command([](CLI::App& app) {
   auto args = std::make_shared<EvalArgs>();
   auto* cmd = app.add_subcommand("eval", "Perplexity, BLEU and chrF (beam search) of a checkpoint on a test set");
-  add_translate_options(*cmd, args->t, /*with_n_best=*/false);
+  add_translate_options(*cmd, args->t, /*for_translate=*/false);
   cmd->add_option("--src", args->src, "Source sentences, one per line")->required()->check(CLI::ExistingFile);
   cmd->add_option("--ref", args->ref,
                   "Reference translations, one per line (perplexity is measured on them; BLEU and chrF count "

@@ -1,6 +1,7 @@
 // `luong translate`: sentences on stdin, translations on stdout (one per line; with --n-best N, up to N lines
 // "index ||| translation ||| score" per sentence, as Moses writes n-best lists: the distinct hypotheses the
 // search finished). An empty input line gives an empty output line, or the one n-best entry "i |||  ||| 0".
+// --alignment appends " ||| " and the word alignment to each line (Marian's form, also after an n-best entry).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -13,21 +14,33 @@
 #include "launch/commands.h"
 #include "launch/translate_util.h"
 #include "models/nmt/data/line_stream.h"
+#include "models/nmt/word_alignment.h"
 
 namespace luong::cli {
 namespace {
 
+// " ||| " and the word alignment of a translation's tokens, with --alignment; "" without.
+std::string alignment_field(const nmt::Translator& translator, const TranslateArgs& a,
+                            const std::vector<std::string>& src_tokens, const std::vector<std::string>& tgt_tokens,
+                            const std::vector<std::vector<float>>& attention) {
+  if (a.alignment.empty()) return "";
+  return " ||| " + nmt::word_alignment(nmt::word_attention(translator.tokenizer(), src_tokens, tgt_tokens, attention),
+                                       alignment_threshold(a));
+}
+
 void print(const nmt::Translator& translator, const std::vector<nmt::Translation>& translations, size_t first_index,
-           int64_t n_best) {
+           const TranslateArgs& a) {
   for (size_t i = 0; i < translations.size(); ++i) {
-    if (n_best <= 1) {
-      std::cout << translations[i].text << "\n";
+    const nmt::Translation& tr = translations[i];
+    if (a.n_best <= 1) {
+      std::cout << tr.text << alignment_field(translator, a, tr.src_tokens, tr.tgt_tokens, tr.attention) << "\n";
       continue;
     }
-    for (const auto& h : translations[i].nbest)
-      std::cout << first_index + i << " ||| "
-                << translator.tokenizer().detokenize(translator.tgt_vocab().decode(h.tokens)) << " ||| " << h.score
-                << "\n";
+    for (const auto& h : tr.nbest) {
+      const std::vector<std::string> tokens = translator.tgt_vocab().decode(h.tokens);
+      std::cout << first_index + i << " ||| " << translator.tokenizer().detokenize(tokens) << " ||| " << h.score
+                << alignment_field(translator, a, tr.src_tokens, tokens, h.attention) << "\n";
+    }
   }
   flush_stdout();  // each part as soon as it is translated: a pipeline downstream sees it at once
 }
@@ -65,7 +78,7 @@ void run(TranslateArgs a) {
     }
     if (!part.empty()) {
       std::vector<nmt::Translation> translations = translator.translate(part, options);
-      print(translator, translations, done, a.n_best);
+      print(translator, translations, done, a);
       for (auto& t : translations)
         if (!a.attention_plot.empty() && plotted.size() < static_cast<size_t>(a.plot_count))
           plotted.push_back(std::move(t));
@@ -81,7 +94,7 @@ void run(TranslateArgs a) {
 const bool kRegistered = add_command([](CLI::App& app) {
   auto args = std::make_shared<TranslateArgs>();
   auto* cmd = app.add_subcommand("translate", "Translate sentences from stdin to stdout with a checkpoint");
-  add_translate_options(*cmd, *args, /*with_n_best=*/true);
+  add_translate_options(*cmd, *args, /*for_translate=*/true);
   cmd->callback([args] { run(*args); });
 });
 

@@ -34,7 +34,7 @@ void write_translation_heatmap(const std::string& path, const nmt::Translation& 
 
 }  // namespace
 
-void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool with_n_best) {
+void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool for_translate) {
   // Ranges are checked by validate_translate_args, not CLI11 validators: CLI11's range message
   // ("Value 0 not in range 0.000000 to 1.797693e+308") does not say what is allowed.
   cmd.add_option("--checkpoint", a.checkpoints,
@@ -53,8 +53,15 @@ void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool with_n_best) {
                                               ") of the source length (default: the checkpoint's eval.max_len_ratio)"));
   a.batch_size_option = cmd.add_option("--batch-size", a.batch_size,
                                        "Sentences decoded together, >= 1 (default: the checkpoint's eval.batch_size)");
-  if (with_n_best)
+  if (for_translate) {
     cmd.add_option("--n-best", a.n_best, "Hypotheses printed per sentence (1 to --beam)")->capture_default_str();
+    cmd.add_option("--alignment", a.alignment,
+                   "Append ' ||| ' and word alignments 'i-j' (source word i, target word j, 0-based) read off the "
+                   "attention: 'hard' (each target word to its most-attended source word) or a threshold in (0, 1] "
+                   "(every pair with at least that weight)")
+        ->check(CLI::Validator([](std::string& v) { return v.empty() ? std::string("an empty value") : ""; }, "MODE",
+                               "non-empty"));
+  }
   cmd.add_flag("--unk-replace", a.unk_replace, "Replace <unk> with the most-attended source word (Luong et al. 2015)");
   cmd.add_option("--dictionary", a.dictionary,
                  "With --unk-replace: 'source<TAB>target' lines (one per source word) to translate that word")
@@ -91,6 +98,25 @@ void validate_translate_args(const TranslateArgs& a) {
   if (!a.dictionary.empty() && !a.unk_replace)
     LUONG_FAIL("--dictionary needs --unk-replace (the dictionary translates the source words that replace <unk>)");
   if (a.plot_count < 0) LUONG_FAIL("--plot-count must be >= 0, got ", a.plot_count);
+  alignment_threshold(a);
+}
+
+double alignment_threshold(const TranslateArgs& a) {
+  return a.alignment.empty() ? 0.0 : parse_alignment_mode(a.alignment);
+}
+
+double parse_alignment_mode(const std::string& mode) {
+  if (mode == "hard") return 0.0;
+  double t = 0.0;
+  size_t used = 0;
+  try {
+    t = std::stod(mode, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != mode.size() || !std::isfinite(t) || t <= 0.0 || t > 1.0)
+    LUONG_FAIL("--alignment must be 'hard' or a weight threshold greater than 0 and at most 1, got '", mode, "'");
+  return t;
 }
 
 void apply_checkpoint_decoding(TranslateArgs& a, const nmt::EvalConfig& eval) {
@@ -121,7 +147,7 @@ nmt::TranslateOptions translate_options(const TranslateArgs& a) {
   o.beam.length_penalty = a.length_penalty;
   o.beam.max_len_ratio = a.max_len_ratio;
   o.beam.n_best = a.n_best;  // <= beam: validate_translate_args
-  o.beam.keep_attention = !a.attention_plot.empty();
+  o.beam.keep_attention = !a.attention_plot.empty() || !a.alignment.empty();
   o.unk_replace = a.unk_replace;
   if (!a.dictionary.empty()) o.dictionary = nmt::read_dictionary(a.dictionary);
   o.batch_size = a.batch_size;

@@ -23,6 +23,7 @@ struct TranslateArgs {
   double max_len_ratio = 2.0;
   int64_t batch_size = 32;
   int64_t n_best = 1;
+  std::string alignment;  // --alignment: "" (none), "hard", or a weight threshold in (0, 1]
   bool unk_replace = false;
   std::string dictionary;
   std::string attention_plot;  // directory for heatmaps; "" = none
@@ -43,8 +44,12 @@ inline constexpr int64_t kMaxBeam = 256;
 // ratio * source length must stay far from the integer range (1e19 overflowed to a 1-word limit).
 inline constexpr double kMaxLenRatio = 100.0;
 
-// `with_n_best`: only translate prints n-best lists; eval scores the best hypothesis alone.
-void add_translate_options(CLI::App& cmd, TranslateArgs& args, bool with_n_best);
+// `for_translate`: the options only translate has (--n-best, --alignment); eval scores the best hypothesis alone.
+void add_translate_options(CLI::App& cmd, TranslateArgs& args, bool for_translate);
+// --alignment's threshold: 0 for "hard" (and for none), else the number given (validate_translate_args checks it).
+double alignment_threshold(const TranslateArgs& args);
+// The same for a mode given alone (luong align): "hard" -> 0, a number in (0, 1] -> itself, else an error.
+double parse_alignment_mode(const std::string& mode);
 // Throws naming the option, the value and the allowed range (the eval.* ranges of the config schema).
 void validate_translate_args(const TranslateArgs& args);
 // --beam, --length-penalty, --max-len-ratio and --batch-size not given on the command line take the

@@ -383,6 +383,19 @@ TEST_F(CliInputChecks, DecodingOptionsAreRangeChecked) {
   EXPECT_TRUE(has(wide, "--n-best must be at most --beam (3), got 9")) << wide.output;
   EXPECT_FALSE(has(wide, " ||| ")) << wide.output;
   EXPECT_EQ(run_luong("translate --n-best 3 --beam 3 --checkpoint " + ckpt_ + " < " + src_).status, 0);
+  // --alignment: 'hard' or a weight in (0, 1]; checked before the checkpoint is read, nothing printed.
+  for (const char* value : {"0", "1.5", "soft", "nan", "0.5x"}) {
+    const RunResult r =
+        run_luong("translate --alignment " + std::string(value) + " --checkpoint " + ckpt_ + " < " + src_);
+    EXPECT_EQ(r.status, 1) << value << "\n" << r.output;
+    EXPECT_TRUE(has(r, "--alignment must be 'hard' or a weight threshold greater than 0 and at most 1, got '" +
+                           std::string(value) + "'"))
+        << r.output;
+    EXPECT_FALSE(has(r, " ||| ")) << r.output;
+  }
+  const RunResult empty = run_luong("translate --alignment '' --checkpoint " + ckpt_ + " < " + src_);
+  EXPECT_EQ(empty.status, 2) << empty.output;
+  EXPECT_TRUE(has(empty, "--alignment")) << empty.output;
 }
 
 TEST_F(CliInputChecks, DictionaryFilesAreChecked) {

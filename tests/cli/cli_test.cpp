@@ -1,18 +1,18 @@
 // The command-line workflow end to end on the toy task: train (loss falls, same seed = same metrics),
-// eval (text and JSON), translate (n-best, unk replacement, attention plots), average, and the errors a
-// user meets (mismatched checkpoints, bad config keys, missing files).
+// eval (text and JSON), translate (n-best, word alignments, unk replacement, attention plots), average, and the errors
+// a user meets (mismatched checkpoints, bad config keys, missing files).
 #include <gtest/gtest.h>
+#include <png.h>
 
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <png.h>
-
 #include <sstream>
 
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_dir.h"
 #include "tests/support/run_luong.h"
+#include "tests/support/temp_dir.h"
 
 namespace luong::testing {
 namespace {
@@ -239,6 +239,123 @@ TEST_F(CliTest, TranslateNBestAndAttentionPlots) {
     png_image_free(&img);
   }
   EXPECT_FALSE(std::filesystem::exists(plots + "/3.png"));
+}
+
+// The toy language writes a sentence's words mapped and reversed, its final "." kept: target word j of n
+// (the "." not counted) is source word n-2-j. The model learns that, and its hard word alignment says so; also
+// for a model that reads its source backwards (model.reverse_source), whose attention columns are mapped back
+// to source order (unmapped, its alignment would be the diagonal).
+TEST_F(CliTest, TranslateAlignmentFollowsTheReversalTheModelLearned) {
+  const std::string backwards = fresh_dir("cli_align_reversed");
+  const RunResult t = run_luong(train(backwards, "--set model.reverse_source=true"));
+  ASSERT_EQ(t.status, 0) << t.output;
+  for (const std::string& checkpoint : {run_ + "/best.h5", backwards + "/best.h5"}) {
+    const RunResult r =
+        run_luong("translate --checkpoint " + checkpoint + " --alignment hard < " + data_ + "/test.src");
+    ASSERT_EQ(r.status, 0) << r.output;
+    std::ifstream src(data_ + "/test.src");
+    std::istringstream out(r.output);
+    int lines = 0, pairs = 0, reversed = 0;
+    for (std::string source, line; std::getline(src, source) && std::getline(out, line); ++lines) {
+      const size_t bar = line.find(" ||| ");
+      ASSERT_NE(bar, std::string::npos) << line;
+      std::istringstream src_words(source), tgt_words(line.substr(0, bar)), alignment(line.substr(bar + 5));
+      const auto count = [](std::istringstream& s) {
+        int n = 0;
+        for (std::string w; s >> w;) ++n;
+        return n;
+      };
+      const int n_src = count(src_words), n_tgt = count(tgt_words);
+      std::vector<int> aligned(static_cast<size_t>(n_tgt), 0);
+      for (std::string p; alignment >> p;) {
+        const int i = std::stoi(p.substr(0, p.find('-'))), j = std::stoi(p.substr(p.find('-') + 1));
+        ASSERT_TRUE(i >= 0 && i < n_src && j >= 0 && j < n_tgt) << line;
+        ++aligned[static_cast<size_t>(j)];
+        if (j == n_tgt - 1 || n_tgt != n_src) continue;  // the final "."; a translation of another length
+        ++pairs;
+        reversed += i == n_src - 2 - j;
+      }
+      for (int j = 0; j < n_tgt; ++j)
+        EXPECT_EQ(aligned[static_cast<size_t>(j)], 1) << "hard: one pair a target word, " << line;
+    }
+    EXPECT_EQ(lines, 20);
+    ASSERT_GT(pairs, 50) << checkpoint;
+    EXPECT_GE(reversed, pairs * 9 / 10) << checkpoint << "\n" << r.output;
+  }
+  // With --n-best each entry carries its own alignment as a fourth field.
+  const RunResult nbest = run_luong("translate --checkpoint " + run_ +
+                                    "/best.h5 --beam 3 --n-best 2 --alignment 0.5 < " + data_ + "/test.src");
+  ASSERT_EQ(nbest.status, 0) << nbest.output;
+  EXPECT_EQ(nbest.output.rfind("0 ||| ", 0), 0u) << nbest.output;
+  EXPECT_EQ(std::count(nbest.output.begin(), nbest.output.begin() + nbest.output.find('\n'), '|'), 9) << nbest.output;
+}
+
+// luong align forces the model to produce given translations and reads the attention: on the model's own greedy
+// output it is the attention greedy decoding had (so the alignment translate printed), and against the toy
+// language's true alignment (the reversal sure, the final "." possible) the trained model's error rate is low,
+// a barely trained one's high.
+TEST_F(CliTest, AlignReadsTheAttentionOfForcedDecodingAndScoresItAgainstGold) {
+  const std::string dir = fresh_dir("cli_align");
+  const std::string ckpt = run_ + "/best.h5", src = data_ + "/test.src";
+  const RunResult greedy = run_luong("translate --checkpoint " + ckpt + " --beam 1 --alignment 0.05 < " + src);
+  ASSERT_EQ(greedy.status, 0) << greedy.output;
+  std::ofstream hyps(dir + "/hyps.txt"), links(dir + "/links.txt");
+  std::istringstream lines(greedy.output);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t bar = line.find(" ||| ");
+    hyps << line.substr(0, bar) << "\n";
+    links << line.substr(bar + 5) << "\n";
+  }
+  hyps.close(), links.close();
+  const RunResult forced = run_luong_shell(std::string(LUONG_BINARY) + " align --checkpoint " + ckpt + " --src " + src +
+                                           " --tgt " + dir + "/hyps.txt --alignment 0.05 2>/dev/null");
+  ASSERT_EQ(forced.status, 0) << forced.output;
+  EXPECT_EQ(forced.output, read_bytes(dir + "/links.txt"));
+
+  std::ifstream in(src);
+  std::ofstream gold(dir + "/gold.txt");
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream words(line);
+    int n = 0;
+    for (std::string w; words >> w;) ++n;
+    for (int j = 0; j + 1 < n; ++j) gold << n - 2 - j << "-" << j << " ";
+    gold << n - 1 << "?" << n - 1 << "\n";
+  }
+  gold.close();
+  const auto aer_of = [&](const std::string& checkpoint) {
+    const RunResult r = run_luong("align --checkpoint " + checkpoint + " --src " + src + " --tgt " + data_ +
+                                  "/test.tgt --gold " + dir + "/gold.txt");
+    EXPECT_EQ(r.status, 0) << r.output;
+    const size_t at = r.output.find("AER ");
+    return at == std::string::npos ? -1.0 : std::stod(r.output.substr(at + 4));
+  };
+  const RunResult barely = run_luong(train(dir + "/barely", "--set train.max_steps=5 --set train.valid_every=0"));
+  ASSERT_EQ(barely.status, 0) << barely.output;
+  const double trained = aer_of(ckpt), untrained = aer_of(dir + "/barely/ckpt-5.h5");
+  EXPECT_GE(trained, 0.0);
+  EXPECT_LT(trained, 0.2);
+  EXPECT_GT(untrained, 0.6);
+
+  // Gold that does not fit the pairs is named: a line count, a link past the sentence, a link that is not one.
+  std::ofstream(dir + "/one.src") << "hi hi zo .\n";
+  std::ofstream(dir + "/one.tgt") << "papa echo echo .\n";
+  std::ofstream(dir + "/two.txt") << "0-0\n1-1\n";
+  std::ofstream(dir + "/past.txt") << "0-0 4-1\n";
+  std::ofstream(dir + "/bad.txt") << "0-0 0:0\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {"two.txt", "align: --gold " + dir + "/two.txt has 2 lines but " + dir + "/one.src has 1"},
+      {"past.txt", "line 1: the link 4-1 is past the pair's 4 source and 4 target words"},
+      {"bad.txt", "line 1: '0:0' is not a link"}};
+  for (const auto& [file, message] : cases) {
+    const RunResult r = run_luong("align --checkpoint " + ckpt + " --src " + dir + "/one.src --tgt " + dir +
+                                  "/one.tgt --gold " + dir + "/" + file);
+    EXPECT_EQ(r.status, 1) << file << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << file << "\n" << r.output;
+  }
+  std::ofstream(dir + "/fits.txt") << "2-0 1-1 0-2 3-3\n";
+  const RunResult fits = run_luong("align --checkpoint " + ckpt + " --src " + dir + "/one.src --tgt " + dir +
+                                   "/one.tgt --gold " + dir + "/fits.txt");
+  EXPECT_EQ(fits.status, 0) << fits.output;
 }
 
 TEST_F(CliTest, UnkReplaceCopiesTheMostAttendedSourceWord) {

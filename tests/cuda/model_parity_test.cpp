@@ -11,6 +11,7 @@
 
 #include "models/nmt/beam_search.h"
 #include "models/nmt/ensemble.h"
+#include "models/nmt/forced_attention.h"
 #include "models/nmt/greedy.h"
 #include "models/nmt/model.h"
 #include "models/nmt/sentence_scores.h"
@@ -245,6 +246,32 @@ TEST(CudaModelParity, PairScoresOfAnEnsembleMatchTheCpu) {
     for (size_t i = 0; i < on_cpu.size(); ++i) {
       EXPECT_EQ(on_gpu[i].tokens, on_cpu[i].tokens) << i;
       EXPECT_NEAR(on_gpu[i].log_prob, on_cpu[i].log_prob, 1e-4 * std::abs(on_cpu[i].log_prob) + 1e-5) << i;
+    }
+  }
+}
+
+// `luong align`'s forced-decoding attention on the device equals the CPU's, row by row for every pair, with
+// each attention variant (the local windows masked on the device too), in float32.
+TEST(CudaModelParity, ForcedAttentionMatchesTheCpu) {
+  LUONG_REQUIRE_CUDA();
+  Generator g(5);
+  const nmt::Corpus corpus = random_pairs(g, 7, {19, 1, 9}, {15, 0, 6});
+  for (const auto& v : variants()) {
+    SCOPED_TRACE(v.what);
+    Generator init(14);
+    NmtModel cpu(v.cfg, init);
+    const auto gpu = copy_of(cpu, DType::f32, Device::cuda(0));
+    cpu.eval(), gpu->eval();
+    const auto on_cpu = nmt::forced_attention(nmt::Ensemble(cpu), corpus, 3, Device::cpu());
+    const auto on_gpu = nmt::forced_attention(nmt::Ensemble(*gpu), corpus, 3, Device::cuda(0));
+    ASSERT_EQ(on_gpu.size(), on_cpu.size());
+    for (size_t i = 0; i < on_cpu.size(); ++i) {
+      ASSERT_EQ(on_gpu[i].size(), on_cpu[i].size()) << i;
+      for (size_t t = 0; t < on_cpu[i].size(); ++t) {
+        ASSERT_EQ(on_gpu[i][t].size(), on_cpu[i][t].size()) << i << " " << t;
+        for (size_t s = 0; s < on_cpu[i][t].size(); ++s)
+          EXPECT_NEAR(on_gpu[i][t][s], on_cpu[i][t][s], 1e-4) << "pair " << i << " step " << t << " source " << s;
+      }
     }
   }
 }

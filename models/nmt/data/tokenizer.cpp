@@ -80,8 +80,10 @@ std::vector<std::string> Tokenizer::tokenize(std::string_view text) const {
   return pieces;
 }
 
-std::string Tokenizer::detokenize(const std::vector<std::string>& tokens) const {
+std::string Tokenizer::detokenize(const std::vector<std::string>& tokens,
+                                  std::vector<std::pair<size_t, size_t>>* spans) const {
   std::string out;
+  if (spans) spans->clear();
   bool glue_next = true;  // no space before the first token
   for (const auto& t : tokens) {
     const bool left = starts_with_joiner(t);
@@ -90,7 +92,9 @@ std::string Tokenizer::detokenize(const std::vector<std::string>& tokens) const 
     // A lone joiner both starts and ends with the mark: it glues both sides and contributes nothing.
     const size_t b = left ? kJoiner.size() : 0;
     const size_t e = right && t.size() >= b + kJoiner.size() ? t.size() - kJoiner.size() : t.size();
+    const size_t begin = out.size();
     if (e > b) out.append(t, b, e - b);
+    if (spans) spans->emplace_back(begin, out.size());
     glue_next = right;
   }
   return out;

@@ -30,6 +30,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace luong::nmt {
@@ -48,7 +49,10 @@ class Tokenizer {
       : options_(options), bpe_(std::move(bpe)) {}
   // Throws luong::Error on invalid UTF-8 (the corpus reader validates earlier, naming file and line).
   std::vector<std::string> tokenize(std::string_view text) const;
-  std::string detokenize(const std::vector<std::string>& tokens) const;
+  // With `spans`, also the bytes of the result that each token became: (*spans)[i] = [begin, end), empty for
+  // a lone joiner (word alignments map tokens to the words of the text through them).
+  std::string detokenize(const std::vector<std::string>& tokens,
+                         std::vector<std::pair<size_t, size_t>>* spans = nullptr) const;
   const TokenizerOptions& options() const { return options_; }
   // The subword encoding applied after word tokenisation (null: words).
   const std::shared_ptr<const Bpe>& bpe() const { return bpe_; }
