@@ -26,7 +26,7 @@ struct AlignArgs {
   std::string device = "cpu";
   std::string src, tgt, gold;
   std::string alignment = "hard";
-  bool gold_one_based = false, progress = false;
+  bool gold_one_based = false, gold_reversed = false, progress = false;
   int64_t batch_size = 32;
   CLI::Option* batch_size_option = nullptr;  // not given: the checkpoint's eval.batch_size
 };
@@ -38,9 +38,11 @@ std::vector<nmt::GoldAlignment> read_gold(const AlignArgs& a, size_t lines) {
     LUONG_FAIL("align: --gold ", a.gold, " has ", text.size(), " lines but ", a.src, " has ", lines,
                " (one line of links per sentence pair)");
   std::vector<nmt::GoldAlignment> gold;
-  for (size_t k = 0; k < text.size(); ++k)
-    gold.push_back(
-        nmt::parse_gold_alignment(text[k], a.gold_one_based, str("align: --gold ", a.gold, " line ", k + 1)));
+  for (size_t k = 0; k < text.size(); ++k) {
+    nmt::GoldAlignment g =
+        nmt::parse_gold_alignment(text[k], a.gold_one_based, str("align: --gold ", a.gold, " line ", k + 1));
+    gold.push_back(a.gold_reversed ? nmt::reversed(g) : std::move(g));
+  }
   return gold;
 }
 
@@ -99,8 +101,9 @@ void run(AlignArgs a) {
       if (s >= src_words || t >= tgt_words)
         LUONG_FAIL("align: --gold ", a.gold, " line ", k + 1, ": the link ", s, "-", t, " is past the pair's ",
                    src_words, " source and ", tgt_words, " target words",
-                   a.gold_one_based ? " (counted from 1 in the file)"
-                                    : " (counted from 0; --gold-one-based if the file counts from 1)");
+                   a.gold_reversed    ? " (read target-first, --gold-reversed)"
+                   : a.gold_one_based ? " (counted from 1 in the file)"
+                                      : " (counted from 0; --gold-one-based if the file counts from 1)");
     counts.add(nmt::Links(links.begin(), links.end()), gold[k]);
   }
   for (const std::string& line : out) std::cout << line << "\n";
@@ -139,6 +142,8 @@ const bool kRegistered = add_command([](CLI::App& app) {
                   "word i, target word j); prints the alignment error rate")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--gold-one-based", args->gold_one_based, "The --gold file counts words from 1");
+  cmd->add_flag("--gold-reversed", args->gold_reversed,
+                "The --gold file lists target-source links ('j-i'), as a gold set made for the other direction does");
   cmd->add_option("--device", args->device, "cpu, cuda or cuda:N")->capture_default_str();
   args->batch_size_option = cmd->add_option("--batch-size", args->batch_size,
                                             "Pairs aligned together, >= 1 (default: the checkpoint's eval.batch_size)");

@@ -34,6 +34,13 @@ GoldAlignment parse_gold_alignment(const std::string& line, bool one_based, cons
   return gold;
 }
 
+GoldAlignment reversed(const GoldAlignment& gold) {
+  GoldAlignment out;
+  for (const auto& [i, j] : gold.sure) out.sure.emplace(j, i);
+  for (const auto& [i, j] : gold.possible) out.possible.emplace(j, i);
+  return out;
+}
+
 void AerCounts::add(const Links& a, const GoldAlignment& gold) {
   proposed += static_cast<int64_t>(a.size());
   sure += static_cast<int64_t>(gold.sure.size());

@@ -21,6 +21,9 @@ struct GoldAlignment {
 // link that is not one.
 GoldAlignment parse_gold_alignment(const std::string& line, bool one_based, const std::string& where);
 
+// The same links read the other way round, (target, source): a gold set made for the other direction.
+GoldAlignment reversed(const GoldAlignment& gold);
+
 struct AerCounts {
   int64_t proposed = 0, sure = 0, proposed_sure = 0, proposed_possible = 0;
   void add(const Links& proposed_links, const GoldAlignment& gold);

@@ -335,6 +335,25 @@ TEST_F(CliTest, AlignReadsTheAttentionOfForcedDecodingAndScoresItAgainstGold) {
   EXPECT_GE(trained, 0.0);
   EXPECT_LT(trained, 0.2);
   EXPECT_GT(untrained, 0.6);
+  // The same gold written target-first and counted from 1 (a gold set made for the other direction) scores the same.
+  {
+    std::ifstream plain(dir + "/gold.txt");
+    std::ofstream flipped(dir + "/gold_flipped.txt");
+    for (std::string line; std::getline(plain, line);) {
+      std::istringstream links_in(line);
+      for (std::string l; links_in >> l;) {
+        const size_t m = l.find_first_of("-?");
+        flipped << std::stoi(l.substr(m + 1)) + 1 << (l[m] == '-' ? "-" : "p") << std::stoi(l.substr(0, m)) + 1 << " ";
+      }
+      flipped << "\n";
+    }
+  }
+  const RunResult same = run_luong("align --checkpoint " + ckpt + " --src " + src + " --tgt " + data_ +
+                                   "/test.tgt --gold " + dir + "/gold_flipped.txt --gold-reversed --gold-one-based");
+  ASSERT_EQ(same.status, 0) << same.output;
+  const size_t at = same.output.find("AER ");
+  ASSERT_NE(at, std::string::npos) << same.output;
+  EXPECT_DOUBLE_EQ(std::stod(same.output.substr(at + 4)), trained) << same.output;
 
   // Gold that does not fit the pairs is named: a line count, a link past the sentence, a link that is not one.
   std::ofstream(dir + "/one.src") << "hi hi zo .\n";

@@ -17,6 +17,9 @@ TEST(AlignmentErrorRate, GoldLinksAreSureOrPossible) {
   EXPECT_EQ(one.sure, (Links{{0, 0}}));
   EXPECT_EQ(one.possible, (Links{{0, 0}, {2, 1}}));
   EXPECT_TRUE(parse_gold_alignment("", false, "gold").possible.empty());
+  const GoldAlignment back = reversed(g);
+  EXPECT_EQ(back.sure, (Links{{1, 0}, {6, 6}}));
+  EXPECT_EQ(back.possible, (Links{{1, 0}, {3, 2}, {5, 4}, {6, 6}}));
 }
 
 TEST(AlignmentErrorRate, MalformedLinksAreNamed) {
