@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -181,6 +182,9 @@ void run(const TrainArgs& a) {
   std::optional<nmt::StartingPoint> start;
   if (!c.train.init_from.empty()) {
     resume_point = find_resume_point(a.resume, a.run_dir, log);
+    // One process reports its resume error at once (not a missing starting checkpoint in its place); under
+    // mpirun the trainer has every rank fail together.
+    if (resume_point->error && group->size() == 1) std::rethrow_exception(resume_point->error);
     if (!resume_point->checkpoint) {
       start = nmt::read_starting_point(c.train.init_from, config_text);
     } else if (!(start = nmt::resumed_starting_point(*resume_point->checkpoint))) {

@@ -164,6 +164,13 @@ TEST_F(InitFromTest, AResumedRunContinuesAsItBeganWhateverTheConfigNowSays) {
             std::string::npos)
       << r.output;
   EXPECT_TRUE(std::filesystem::exists(checkpoint_path(run, 10)));
+  // A checkpoint to resume that does not load is the error, not the starting checkpoint that is not there.
+  std::ofstream(run + "/broken.h5") << "not a checkpoint";
+  r = run_luong(child_command(run, common + " --set train.max_steps=15 --resume " + run + "/broken.h5" +
+                                       " --set train.init_from=" + run + "/no-such-parent.h5"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("checkpoint " + run + "/broken.h5: not an HDF5 file"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("no-such-parent.h5 does not exist"), std::string::npos) << r.output;
 }
 
 TEST_F(InitFromTest, StartsFromAnAveragedModel) {
