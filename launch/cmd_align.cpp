@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "launch/commands.h"
+#include "launch/sentence_pairs.h"
 #include "launch/translate_util.h"
 #include "models/nmt/alignment_error_rate.h"
 #include "models/nmt/data/corpus.h"
@@ -50,11 +51,8 @@ void run(AlignArgs a) {
   if (a.batch_size < 1) LUONG_FAIL("--batch-size must be >= 1, got ", a.batch_size);
   const double threshold = parse_alignment_mode(a.alignment);
   // The input first: its errors should not wait for a large checkpoint to load.
-  const std::vector<std::string> sources = nmt::lines_of_file_text(nmt::read_text_file(a.src), a.src);
-  const std::vector<std::string> targets = nmt::lines_of_file_text(nmt::read_text_file(a.tgt), a.tgt);
-  if (sources.size() != targets.size())
-    LUONG_FAIL("align: '", a.src, "' has ", sources.size(), " lines but '", a.tgt, "' has ", targets.size(),
-               " lines (the files must be line-aligned)");
+  const SentencePairs pairs = read_line_aligned(a.src, a.tgt, "align");
+  const std::vector<std::string>& sources = pairs.sources;
   if (sources.empty()) LUONG_FAIL("align: ", a.src, " is empty (no lines)");
   const std::vector<nmt::GoldAlignment> gold =
       a.gold.empty() ? std::vector<nmt::GoldAlignment>{} : read_gold(a, sources.size());
@@ -62,17 +60,7 @@ void run(AlignArgs a) {
   nmt::Translator translator(a.checkpoints, Device::parse(a.device));
   if (a.batch_size_option->count() == 0) a.batch_size = translator.config().eval.batch_size;
   use_trained_precision(translator);
-  nmt::ParallelText text;
-  text.lines = static_cast<int64_t>(sources.size());
-  for (size_t k = 0; k < sources.size(); ++k) {
-    if (nmt::is_blank_line(sources[k])) {
-      ++text.empty_skipped;
-      continue;
-    }
-    text.src.push_back(sources[k]);
-    text.tgt.push_back(targets[k]);
-    text.line_numbers.push_back(static_cast<int64_t>(k) + 1);
-  }
+  nmt::ParallelText text = pairs_with_a_source(pairs);
   const int64_t blank_sources = text.empty_skipped;
   const nmt::TokenizedCorpus tokens =
       nmt::tokenize_corpus(std::move(text), translator.tokenizer().options(), translator.subwords());

@@ -14,6 +14,7 @@
 
 #include "framework/io/json_text.h"
 #include "launch/commands.h"
+#include "launch/sentence_pairs.h"
 #include "launch/translate_util.h"
 #include "models/nmt/data/corpus.h"
 #include "models/nmt/data/text_reader.h"
@@ -34,21 +35,14 @@ struct ScoreArgs {
 };
 
 // The pairs to score: target k with the source line its_source[k] (0-based).
-struct ScoreInput {
-  std::vector<std::string> sources, targets;
-  std::vector<size_t> its_source;
+struct ScoreInput : SentencePairs {
   std::vector<std::string> n_best_lines;  // --n-best: each entry's line as read, printed back with its score
 };
 
 // --tgt: one target per source line.
 ScoreInput read_targets(const ScoreArgs& a) {
   ScoreInput in;
-  in.sources = nmt::lines_of_file_text(nmt::read_text_file(a.src), a.src);
-  in.targets = nmt::lines_of_file_text(nmt::read_text_file(a.tgt), a.tgt);
-  if (in.sources.size() != in.targets.size())
-    LUONG_FAIL("score: '", a.src, "' has ", in.sources.size(), " lines but '", a.tgt, "' has ", in.targets.size(),
-               " lines (the files must be line-aligned)");
-  for (size_t i = 0; i < in.sources.size(); ++i) in.its_source.push_back(i);
+  static_cast<SentencePairs&>(in) = read_line_aligned(a.src, a.tgt, "score");
   return in;
 }
 
@@ -80,25 +74,6 @@ ScoreInput read_n_best(const ScoreArgs& a) {
   return in;
 }
 
-// The pairs as parallel text, numbered by their entry (1-based); those whose source is blank are left out (and
-// counted): the model conditions on the source, and has nothing to condition on there. A blank target is scored
-// (</s> alone).
-nmt::ParallelText as_pairs(const ScoreInput& in) {
-  nmt::ParallelText text;
-  text.lines = static_cast<int64_t>(in.targets.size());
-  for (size_t k = 0; k < in.targets.size(); ++k) {
-    const std::string& src = in.sources[in.its_source[k]];
-    if (nmt::is_blank_line(src)) {
-      ++text.empty_skipped;
-      continue;
-    }
-    text.src.push_back(src);
-    text.tgt.push_back(in.targets[k]);
-    text.line_numbers.push_back(static_cast<int64_t>(k) + 1);
-  }
-  return text;
-}
-
 std::string fixed(double v) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "%.6f", v);
@@ -113,7 +88,7 @@ void run(ScoreArgs a) {
   nmt::Translator translator(a.checkpoints, Device::parse(a.device));
   if (a.batch_size_option->count() == 0) a.batch_size = translator.config().eval.batch_size;
   use_trained_precision(translator);
-  nmt::ParallelText text = as_pairs(input);
+  nmt::ParallelText text = pairs_with_a_source(input);
   const int64_t lines = text.lines, blank_sources = text.empty_skipped;
   const nmt::Corpus corpus =
       nmt::encode_corpus(nmt::tokenize_corpus(std::move(text), translator.tokenizer().options(), translator.subwords()),

@@ -8,10 +8,8 @@
 namespace luong {
 namespace {
 
-// A loader's message about the checkpoint at `path`, naming the path once.
 std::string skipped_message(const std::string& path, const std::string& reason) {
-  return "warning: skipping " +
-         (reason.find(path) != std::string::npos ? reason : "checkpoint " + path + ": " + reason);
+  return "warning: skipping " + about_checkpoint(path, reason);
 }
 
 std::optional<Checkpoint> newest_usable(const std::string& run_dir, std::vector<std::string>& skipped,
@@ -47,6 +45,10 @@ std::optional<Checkpoint> newest_usable(const std::string& run_dir, std::vector<
 }
 
 }  // namespace
+
+std::string about_checkpoint(const std::string& path, const std::string& what) {
+  return what.find(path) != std::string::npos ? what : "checkpoint " + path + ": " + what;
+}
 
 ResumePoint find_resume_point(const std::string& resume, const std::string& run_dir,
                               const std::function<void(const std::string&)>& warn) {

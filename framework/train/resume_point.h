@@ -21,6 +21,10 @@ struct ResumePoint {
   std::vector<std::string> skipped;  // the files --resume auto could not use, newest first
 };
 
+// A loader's message about the checkpoint at `path`, naming the path once: the reader's messages start with
+// "checkpoint <path>: ...", those of the task, optimizer or iterator do not.
+std::string about_checkpoint(const std::string& path, const std::string& what);
+
 // `resume` is "" (fresh), "auto" (newest valid checkpoint in run_dir) or a checkpoint path. Each file
 // --resume auto skips is reported through `warn` ("warning: skipping checkpoint ...").
 ResumePoint find_resume_point(const std::string& resume, const std::string& run_dir,

@@ -21,12 +21,6 @@
 namespace luong {
 namespace {
 
-// A loader's message about the checkpoint at `path`, naming the path once: the reader's messages start
-// with "checkpoint <path>: ...", those of the task, optimizer or iterator do not.
-std::string about_checkpoint(const std::string& path, const std::string& what) {
-  return what.find(path) != std::string::npos ? what : "checkpoint " + path + ": " + what;
-}
-
 // The first floating-point tensor of `state` that holds a NaN or an infinity, or "" when there is none.
 std::string first_non_finite(const StateDict& state) {
   for (const auto& [name, t] : state.tensors)
