@@ -150,6 +150,7 @@ TrainerOptions trainer_options(const nmt::NmtConfig& c, const TrainArgs& a) {
   o.valid_metric_higher_is_better = c.train.valid_metric != "ppl";
   o.max_bad_steps = c.train.max_bad_steps;
   o.clip_norm = c.optim.clip_norm;
+  o.ema_decay = c.optim.ema_decay;
   o.bucket_mb = c.dist.bucket_mb;
   o.check_every = c.dist.check_every;
   o.resume = a.resume;

@@ -38,7 +38,8 @@ void drop_training_state(Map& entries) {
 }  // namespace
 
 bool is_training_state_entry(const std::string& name) {
-  for (const char* prefix : {"optim/", "schedule/", "trainer/", "data/"})
+  // ema/: an averaged run's training parameters (model/ holds its average, which is what gets averaged).
+  for (const char* prefix : {"optim/", "schedule/", "trainer/", "data/", "ema/"})
     if (name.rfind(prefix, 0) == 0) return true;
   return false;
 }

@@ -46,6 +46,7 @@ Trainer::Trainer(TrainTask& task, Optimizer& optimizer, Schedule& schedule, Proc
   LUONG_CHECK(opt_.max_steps > 0 || opt_.max_epochs > 0,
               "training needs a limit: set train.max_steps or train.max_epochs (both are 0)");
   if (group_.size() > 1) reducer_ = std::make_unique<Reducer>(task_.parameters(), group_, ReducerOptions{opt_.bucket_mb});
+  if (opt_.ema_decay > 0) ema_ = std::make_unique<ExponentialMovingAverage>(opt_.ema_decay);
 }
 
 Trainer::~Trainer() = default;
@@ -137,6 +138,8 @@ void Trainer::train_step() {
   const double grad_norm = g.norm;
   const double lr = schedule_.lr(step_, task_.epoch());
   optimizer_.step(params, lr, g.factor);
+  // Every process averages the same parameters (all-reduced gradients, one update): the averages agree too.
+  if (ema_) ema_->update(params.data());
   window_loss_ += loss_sum;
   window_tokens_ += tokens;
   total_tokens_ += tokens;
@@ -186,10 +189,14 @@ void Trainer::validate(int64_t epoch) {
     // into a scheduler's grace period). LUONG_TEST_VALIDATION_DELAY_MS slows each poll (a batch of the loss
     // pass, a decoding step) down, so that tests can signal a run in the middle of a validation.
     const int delay_ms = test_delay_ms("LUONG_TEST_VALIDATION_DELAY_MS");
-    v = task_.validate([delay_ms] {
-      if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
-      return stop_requested();
-    });
+    {
+      // With optim.ema_decay the average is the model that is validated (and saved as best.h5).
+      AveragedWeights averaged(ema_.get(), task_.parameters().data());
+      v = task_.validate([delay_ms] {
+        if (delay_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+        return stop_requested();
+      });
+    }
     outside_training_s_ += progress_.elapsed_s() - started;
     if (group_.size() > 1) {
       // A process may have given up on its share: all of them agree whether the result stands.

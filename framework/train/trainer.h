@@ -16,6 +16,7 @@
 #include "framework/io/checkpoint.h"
 #include "framework/optim/optimizer.h"
 #include "framework/optim/schedule.h"
+#include "framework/optim/weight_average.h"
 #include "framework/train/metrics_log.h"
 #include "framework/train/progress.h"
 #include "framework/train/resume_point.h"
@@ -40,6 +41,10 @@ struct TrainerOptions {
   int64_t early_stopping = 0;     // validations without improvement; 0 = off
   int64_t max_bad_steps = 5;      // consecutive non-finite losses before stopping
   double clip_norm = 5.0;         // 0 = off
+  // > 0: keep an exponential moving average of the parameters with this decay (optim/weight_average.h), and
+  // validate and save it (a checkpoint's model/ holds the average; ema/training_params the parameters the
+  // optimizer continues from). 0 = off.
+  double ema_decay = 0.0;
   double bucket_mb = 25.0;
   int64_t check_every = 0;        // steps between cross-rank parameter checks; 0 = off
   std::string resume;             // "" (fresh), "auto" (newest valid checkpoint in run_dir), or a path
@@ -116,6 +121,10 @@ class Trainer {
   void agree_on_resume(const std::optional<Checkpoint>& ckpt, const std::exception_ptr& error);
   void warn_about_config_changes(const Checkpoint& ckpt);
   void check_parameters_across_ranks();
+  // After a checkpoint's model/ is loaded into the parameters: a checkpoint written with an average holds it
+  // there, and the training parameters in ema/; puts each where it belongs (and drops the average when this
+  // run keeps none).
+  void restore_average(const StateDict& s, const std::string& path);
   void log_train(double grad_norm, double lr);
   void say(const std::string& text);
   bool is_root() const { return group_.rank() == 0; }
@@ -126,6 +135,7 @@ class Trainer {
   ProcessGroup& group_;
   TrainerOptions opt_;
   std::unique_ptr<Reducer> reducer_;
+  std::unique_ptr<ExponentialMovingAverage> ema_;  // null without TrainerOptions::ema_decay
   ProgressLine progress_;
   MetricsLog metrics_;
 

@@ -156,6 +156,7 @@ void Trainer::resume() {
   std::string saved_metric;
   try {
     task_.load_state(s, ckpt->path);
+    restore_average(s, ckpt->path);
     optimizer_.load_state(s.sub("optim"));
     optimizer_.fit_state_to(task_.parameters());
     schedule_.load_state(s.sub("schedule"));
@@ -231,6 +232,37 @@ void Trainer::resume() {
     metrics_.open(opt_.run_dir + "/metrics.jsonl", step_, last_valid_step_, opt_.tensorboard ? opt_.run_dir : "");
 }
 
+void Trainer::restore_average(const StateDict& s, const std::string& path) {
+  Tensor& params = task_.parameters().data();
+  const auto training = s.tensors.find("ema/training_params");
+  if (training == s.tensors.end()) {
+    // Written without an average (or before luong kept one): this run's average starts at its next step.
+    if (ema_) {
+      ema_->reset();
+      if (s.ints.count("trainer/step") && s.ints.at("trainer/step") > 0)
+        say(str("warning: optim.ema_decay: ", path, " holds no parameter average (its run kept none); the average ",
+                "starts from the parameters at this step"));
+    }
+    return;
+  }
+  const auto updates = s.ints.find("ema/updates");
+  LUONG_CHECK(updates != s.ints.end(), "ema/training_params without ema/updates (a damaged file)");
+  const Tensor& raw = training->second;
+  LUONG_CHECK(raw.numel() == params.numel(), "ema/training_params has ", raw.numel(), " values but the model has ",
+              params.numel(), " parameters");
+  LUONG_CHECK(raw.dtype() == DType::f32 || raw.dtype() == DType::f64, "ema/training_params is stored as ", raw.dtype(),
+              "; expected floating point");
+  LUONG_CHECK(!has_non_finite(raw), "ema/training_params holds NaN or infinite values");
+  // model/ (now in params) is the average; the optimizer continues from the training parameters.
+  if (ema_) {
+    ema_->restore(params, updates->second, params);
+  } else {
+    say(str("warning: ", path, " was written with optim.ema_decay, this run keeps no average: it continues from the ",
+            "training parameters (ema/training_params), and its checkpoints hold those from now on"));
+  }
+  params.copy_(raw);
+}
+
 void Trainer::save_checkpoint_now(bool best) {
   if (opt_.run_dir.empty() || last_saved_step_ == step_) return;
   if (bad_steps_ > 0) {  // the last step was skipped as diverged: its parameters are not worth keeping
@@ -238,9 +270,18 @@ void Trainer::save_checkpoint_now(bool best) {
     return;
   }
   const auto started = progress_.elapsed_s();
+  // With an average, model/ holds it (what eval, translate, average and train.init_from read, and what the
+  // validations measured) and ema/training_params the parameters the optimizer steps. Both are views, swapped
+  // until the write below is done.
+  AveragedWeights averaged(ema_.get(), task_.parameters().data());
   // Every rank takes part in gathering state (collectives inside the task are allowed); rank 0 writes.
   StateDict state;
   StateDict part;
+  if (averaged.active()) {
+    state.tensors["ema/training_params"] = ema_->average();  // swapped: it holds the training parameters now
+    state.ints["ema/updates"] = ema_->updates();
+    state.floats["ema/decay"] = ema_->decay();
+  }
   task_.save_state(part);
   state.merge(part, "");  // the task's entries (model/, data/, vocab/) sit at the root
   part = {};

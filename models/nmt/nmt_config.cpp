@@ -199,6 +199,15 @@ void add_optim(ConfigSchema& s) {
                        "Weight decay coefficient: decoupled from the gradient for adam "
                        "(AdamW: p -= lr * wd * p), an L2 term added to the gradient for sgd."),
           0.0);
+  // Below 1: at 1 the average would never move from the first step's parameters.
+  bounded(s.add_number("optim.ema_decay", 0.0,
+                       "Exponential moving average of the parameters (Polyak averaging; Marian's exponential "
+                       "smoothing): after each step average += (1 - d) (param - average), d = min(ema_decay, "
+                       "(1 + n) / (10 + n)) at the n-th update. Validations, best.h5 and every checkpoint's model "
+                       "(what eval, translate, average and train.init_from read) are the average; training "
+                       "continues from the parameters themselves, also on resume. Typical: 0.999 to 0.9999; "
+                       "0 = off."),
+          0.0, 0.999999);
   bounded(s.add_number("optim.beta1", 0.9, "Adam beta1."), 0.0, 0.999999);
   bounded(s.add_number("optim.beta2", 0.999, "Adam beta2."), 0.0, 0.999999999);
   positive(s.add_number("optim.eps", 1e-8, "Adam epsilon."));
@@ -377,6 +386,7 @@ NmtConfig nmt_config_from(const Config& c) {
   o.lr = c.get_number("optim.lr");
   o.clip_norm = c.get_number("optim.clip_norm");
   o.weight_decay = c.get_number("optim.weight_decay");
+  o.ema_decay = c.get_number("optim.ema_decay");
   o.beta1 = c.get_number("optim.beta1");
   o.beta2 = c.get_number("optim.beta2");
   o.eps = c.get_number("optim.eps");

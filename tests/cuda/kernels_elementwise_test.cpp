@@ -202,6 +202,29 @@ TEST(CudaOptim, SgdAndAdamUpdatesMatchTheCpu) {
   }
 }
 
+// The parameter average (optim.ema_decay) and its exchange with the model's buffer: the same bits on both devices,
+// so a GPU run's average is the CPU's.
+TEST(CudaOptim, ParameterAverageAndSwapMatchTheCpu) {
+  LUONG_REQUIRE_CUDA();
+  const int64_t n = 40001;
+  for (DType dtype : {DType::f32, DType::f64}) {
+    KernelPair average = random_pair({n}, dtype, 37), param = random_pair({n}, dtype, 38);
+    if (dtype == DType::f32) {
+      cpu::ema_update<float>(n, average.c<float>(), param.c<float>(), 0.0123f);
+      cuda::ema_update<float>(n, average.g<float>(), param.g<float>(), 0.0123f);
+      cpu::swap_values<float>(n, average.c<float>(), param.c<float>());
+      cuda::swap_values<float>(n, average.g<float>(), param.g<float>());
+    } else {
+      cpu::ema_update<double>(n, average.c<double>(), param.c<double>(), 0.0123);
+      cuda::ema_update<double>(n, average.g<double>(), param.g<double>(), 0.0123);
+      cpu::swap_values<double>(n, average.c<double>(), param.c<double>());
+      cuda::swap_values<double>(n, average.g<double>(), param.g<double>());
+    }
+    EXPECT_TRUE(average.identical()) << dtype_name(dtype) << " error " << average.error();
+    EXPECT_TRUE(param.identical()) << dtype_name(dtype) << " error " << param.error();
+  }
+}
+
 TEST(CudaGather, EmbeddingForwardCopiesRowsAndReportsTheFirstBadId) {
   LUONG_REQUIRE_CUDA();
   const int64_t rows = 50, dim = 33;

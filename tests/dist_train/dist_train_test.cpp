@@ -58,6 +58,22 @@ TEST_F(DistTrainTest, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
   EXPECT_GT(max_rel_diff(checkpoint_path(one, 5), checkpoint_path(one, 15)), 1e-3);
 }
 
+// optim.ema_decay under mpirun: every rank averages the same all-reduced parameters, so the job's average (the
+// checkpoint's model) and its training parameters are one process's.
+TEST_F(DistTrainTest, TwoRanksKeepTheParameterAverageOfOneProcess) {
+  const std::string one = fresh_dir("dist_ema_one"), two = fresh_dir("dist_ema_two");
+  const std::string ema = "--set optim.ema_decay=0.8";
+  const RunResult r1 = run_luong(args(one, 16, 15, ema));
+  ASSERT_EQ(r1.status, 0) << r1.output;
+  const RunResult r2 = run_mpi(args(two, 8, 15, ema));
+  ASSERT_EQ(r2.status, 0) << r2.output;
+  EXPECT_LE(max_rel_diff(checkpoint_path(one, 15), checkpoint_path(two, 15)), 1e-6);
+  const StateDict a = load_checkpoint(checkpoint_path(one, 15)).state.sub("ema"),
+                  b = load_checkpoint(checkpoint_path(two, 15)).state.sub("ema");
+  EXPECT_EQ(b.ints.at("updates"), 15);
+  EXPECT_LE(max_rel_diff(a, b), 1e-6);  // ema/training_params
+}
+
 // The two ranks of one machine read one copy of the training pairs (ExampleList::share_on_node) and say so;
 // with LUONG_SHARE_TRAINING_PAIRS=0 each holds its own, and the job trains to the same bits either way.
 TEST_F(DistTrainTest, TheRanksOfAMachineReadOneCopyOfTheTrainingPairs) {

@@ -51,6 +51,7 @@ class RegressionTask : public TrainTask {
     return {loss.data().item(), 8, 8};
   }
   ValidationResult validate(const std::function<bool()>& /*stop*/) override {
+    validated_w_.push_back(w_.data().to_vector());
     NoGradGuard ng;
     Variable d = sub(matmul(x_, w_), y_);
     ValidationResult r{sum(mul(d, d)).data().item(), 32, {}};
@@ -61,14 +62,21 @@ class RegressionTask : public TrainTask {
   bool has_validation() const override { return true; }
   int64_t epoch() const override { return epoch_; }
   int64_t batches_per_epoch() const override { return 4; }
-  void save_state(StateDict& out) const override { out.tensors["w"] = w_.data(); }
-  void load_state(const StateDict& in, const std::string&) override { w_.data().copy_(in.tensors.at("w")); }
+  void save_state(StateDict& out) const override {
+    out.tensors["w"] = w_.data();
+    out.ints["index"] = index_, out.ints["epoch"] = epoch_;  // the data position, for an exact resume
+  }
+  void load_state(const StateDict& in, const std::string&) override {
+    w_.data().copy_(in.tensors.at("w"));
+    index_ = in.ints.at("index"), epoch_ = in.ints.at("epoch");
+  }
 
   Variable w_;
   double valid_override_ = 0;  // constant validation loss (to trigger early stopping)
   std::vector<double> scores_;  // "valid_score" of each validation in turn (none when empty)
   size_t validations_ = 0;
   int64_t calls_ = 0;
+  std::vector<std::vector<double>> validated_w_;  // the weights each validation saw
 
  private:
   std::set<int64_t> poison_;
@@ -101,6 +109,102 @@ TEST(Trainer, LearnsTheRegression) {
   EXPECT_EQ(r.steps, 200);
   EXPECT_LT(task.validate({}).loss_sum, before * 1e-4);
   EXPECT_EQ(r.epochs_completed, 49);  // 4 batches per epoch
+}
+
+// The parameters after each of steps 1..n, each from a run of its own (a deterministic task).
+std::vector<std::vector<double>> trajectory(int64_t n) {
+  std::vector<std::vector<double>> out;
+  for (int64_t k = 1; k <= n; ++k) {
+    Fixture s;
+    RegressionTask task;
+    Trainer(task, *s.sgd, *s.schedule, *s.group, quiet(k)).run();
+    out.push_back(task.w_.data().to_vector());
+  }
+  return out;
+}
+
+TEST(Trainer, WithAnAverageValidatesTheAverageAndTrainsOnTheParameters) {
+  const int64_t n = 12;
+  const std::vector<std::vector<double>> p = trajectory(n);
+  // The recurrence of optim/weight_average.h, in double: the first update copies, the n-th moves by
+  // 1 - min(decay, (1 + n) / (10 + n)).
+  const double decay = 0.8;
+  std::vector<std::vector<double>> expected_average;
+  std::vector<double> a = p[0];
+  expected_average.push_back(a);
+  for (int64_t k = 1; k < n; ++k) {
+    const double w = 1.0 - std::min(decay, (1.0 + static_cast<double>(k)) / (10.0 + static_cast<double>(k)));
+    for (size_t i = 0; i < a.size(); ++i) a[i] += w * (p[static_cast<size_t>(k)][i] - a[i]);
+    expected_average.push_back(a);
+  }
+  Fixture s;
+  RegressionTask task;
+  TrainerOptions o = quiet(n);
+  o.ema_decay = decay;
+  o.valid_every = 4;
+  Trainer(task, *s.sgd, *s.schedule, *s.group, o).run();
+  // The optimizer's trajectory is the one without an average; the validations at steps 4, 8 and 12 saw the
+  // average (and not the parameters: they differ by far more than rounding).
+  EXPECT_EQ(task.w_.data().to_vector(), p.back());
+  ASSERT_EQ(task.validated_w_.size(), 3u);
+  for (size_t v = 0; v < 3; ++v) {
+    const std::vector<double>& want = expected_average[4 * v + 3];
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_NEAR(task.validated_w_[v][i], want[i], 1e-14) << "validation " << v << ", weight " << i;
+      EXPECT_GT(std::abs(task.validated_w_[v][i] - p[4 * v + 3][i]), 1e-6) << "validation " << v << ", weight " << i;
+    }
+  }
+}
+
+TEST(Trainer, AnAveragedRunsCheckpointHoldsTheAverageAndResumesExactly) {
+  const double decay = 0.8;
+  TempDir dir;
+  auto options = [&](const std::string& run, int64_t steps, double ema_decay) {
+    TrainerOptions o = quiet(steps);
+    o.ema_decay = ema_decay;
+    o.run_dir = dir.path(run);
+    o.checkpoint_every = 3;
+    o.keep_checkpoints = 0;
+    o.resume = "auto";
+    return o;
+  };
+  Fixture s;
+  RegressionTask straight;
+  Trainer(straight, *s.sgd, *s.schedule, *s.group, options("straight", 9, decay)).run();
+  const Checkpoint end = load_checkpoint(checkpoint_path(dir.path("straight"), 9));
+  // model/ ("w" here) is the average; ema/training_params the parameters, which the optimizer continues from.
+  EXPECT_EQ(end.state.tensors.at("ema/training_params").to_vector(), straight.w_.data().to_vector());
+  EXPECT_NE(end.state.tensors.at("w").to_vector(), straight.w_.data().to_vector());
+  EXPECT_EQ(end.state.ints.at("ema/updates"), 9);
+  EXPECT_EQ(end.state.tensors.at("w").to_vector(), straight.validated_w_.back());  // the final validation's
+
+  for (int64_t stop_at : {3, 5}) {  // resumed from a checkpoint, and from a later step than the newest one
+    Fixture r;
+    const std::string run = "stopped" + std::to_string(stop_at);
+    RegressionTask first;
+    Trainer(first, *r.sgd, *r.schedule, *r.group, options(run, stop_at, decay)).run();
+    RegressionTask resumed;
+    Fixture r2;
+    Trainer(resumed, *r2.sgd, *r2.schedule, *r2.group, options(run, 9, decay)).run();
+    const Checkpoint again = load_checkpoint(checkpoint_path(dir.path(run), 9));
+    EXPECT_EQ(again.state.tensors.at("w").to_vector(), end.state.tensors.at("w").to_vector()) << run;
+    EXPECT_EQ(again.state.tensors.at("ema/training_params").to_vector(),
+              end.state.tensors.at("ema/training_params").to_vector())
+        << run;
+    EXPECT_EQ(resumed.w_.data().to_vector(), straight.w_.data().to_vector()) << run;
+  }
+
+  // Resumed without an average, the run continues from the training parameters (not from the average that
+  // model/ holds), as a run that never kept one.
+  Fixture r3, r4;
+  RegressionTask plain;
+  Trainer(plain, *r3.sgd, *r3.schedule, *r3.group, quiet(12)).run();
+  RegressionTask dropped;
+  Trainer(dropped, *r4.sgd, *r4.schedule, *r4.group, options("straight", 12, 0.0)).run();
+  EXPECT_EQ(dropped.w_.data().to_vector(), plain.w_.data().to_vector());
+  const Checkpoint after = load_checkpoint(checkpoint_path(dir.path("straight"), 12));
+  EXPECT_EQ(after.state.tensors.count("ema/training_params"), 0u);
+  EXPECT_EQ(after.state.tensors.at("w").to_vector(), plain.w_.data().to_vector());
 }
 
 TEST(Trainer, NonFiniteLossSkipsTheUpdate) {

@@ -46,9 +46,33 @@ void adam_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T* v, T
   });
 }
 
-#define LUONG_INSTANTIATE(T)                                          \
-  template void sgd_update<T>(int64_t, T*, const T*, T, T*, T, T, T); \
-  template void adam_update<T>(int64_t, T*, const T*, T, T*, T*, T, T, T, T, T, bool, T, T);
+template <class T>
+void ema_update(int64_t n, T* average, const T* param, T weight) {
+  parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
+#pragma omp simd
+    for (int64_t i = lo; i < hi; ++i) average[i] += weight * (param[i] - average[i]);
+  });
+}
+
+template <class T>
+void swap_values(int64_t n, T* a, T* b) {
+  parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
+  // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
+#pragma omp simd
+    for (int64_t i = lo; i < hi; ++i) {
+      const T t = a[i];
+      a[i] = b[i];
+      b[i] = t;
+    }
+  });
+}
+
+#define LUONG_INSTANTIATE(T)                                                                 \
+  template void sgd_update<T>(int64_t, T*, const T*, T, T*, T, T, T);                        \
+  template void adam_update<T>(int64_t, T*, const T*, T, T*, T*, T, T, T, T, T, bool, T, T); \
+  template void ema_update<T>(int64_t, T*, const T*, T);                                     \
+  template void swap_values<T>(int64_t, T*, T*);
 LUONG_INSTANTIATE(float)
 LUONG_INSTANTIATE(double)
 #undef LUONG_INSTANTIATE

@@ -30,4 +30,15 @@ template <class T>
 void adam_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T* v, T lr, T beta1, T beta2, T eps,
                  T weight_decay, bool decoupled, T bias_correction1, T bias_correction2);
 
+// Exponential moving average of the parameters (optim/weight_average.h): average += weight * (param - average),
+// weight = 1 - decay. Written as a step towards the parameter, so an average equal to it stays bit for bit equal.
+// average, param: (n,)
+template <class T>
+void ema_update(int64_t n, T* average, const T* param, T weight);
+
+// Exchanges the values of a and b (the averaged weights in and out of the model's buffer without a third copy).
+// a, b: (n,)
+template <class T>
+void swap_values(int64_t n, T* a, T* b);
+
 }  // namespace luong::cpu

@@ -105,6 +105,10 @@ void sgd_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T lr, T 
 template <class T>
 void adam_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T* v, T lr, T beta1, T beta2, T eps,
                  T weight_decay, bool decoupled, T bias_correction1, T bias_correction2);
+template <class T>
+void ema_update(int64_t n, T* average, const T* param, T weight);
+template <class T>
+void swap_values(int64_t n, T* a, T* b);
 
 // --- bf16 mixed precision (gemm_bf16.cpp, bf16.cu): gemm.cpp uses these under train.precision = bf16 ---
 // bf16 values are stored as their raw 16 bits (the top half of a float32), as DType::bf16 tensors hold them.

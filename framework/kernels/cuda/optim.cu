@@ -36,7 +36,35 @@ __global__ void adam_kernel(int64_t n, T* param, const T* grad, T grad_scale, T*
   }
 }
 
+template <class T>
+__global__ void ema_kernel(int64_t n, T* average, const T* param, T weight) {
+  for (int64_t i = global_index(); i < n; i += global_stride()) average[i] += weight * (param[i] - average[i]);
+}
+
+template <class T>
+__global__ void swap_kernel(int64_t n, T* a, T* b) {
+  for (int64_t i = global_index(); i < n; i += global_stride()) {
+    const T t = a[i];
+    a[i] = b[i];
+    b[i] = t;
+  }
+}
+
 }  // namespace
+
+template <class T>
+void ema_update(int64_t n, T* average, const T* param, T weight) {
+  if (n == 0) return;
+  ema_kernel<<<grid_for(n), kThreads, 0, stream()>>>(n, average, param, weight);
+  LUONG_CUDA_CHECK_LAUNCH("ema_kernel");
+}
+
+template <class T>
+void swap_values(int64_t n, T* a, T* b) {
+  if (n == 0) return;
+  swap_kernel<<<grid_for(n), kThreads, 0, stream()>>>(n, a, b);
+  LUONG_CUDA_CHECK_LAUNCH("swap_kernel");
+}
 
 template <class T>
 void sgd_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T lr, T momentum, T weight_decay) {
@@ -56,9 +84,11 @@ void adam_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T* v, T
   LUONG_CUDA_CHECK_LAUNCH("adam_kernel");
 }
 
-#define LUONG_INSTANTIATE(T)                                          \
-  template void sgd_update<T>(int64_t, T*, const T*, T, T*, T, T, T); \
-  template void adam_update<T>(int64_t, T*, const T*, T, T*, T*, T, T, T, T, T, bool, T, T);
+#define LUONG_INSTANTIATE(T)                                                                 \
+  template void sgd_update<T>(int64_t, T*, const T*, T, T*, T, T, T);                        \
+  template void adam_update<T>(int64_t, T*, const T*, T, T*, T*, T, T, T, T, T, bool, T, T); \
+  template void ema_update<T>(int64_t, T*, const T*, T);                                     \
+  template void swap_values<T>(int64_t, T*, T*);
 LUONG_INSTANTIATE(float)
 LUONG_INSTANTIATE(double)
 #undef LUONG_INSTANTIATE
