@@ -1,14 +1,18 @@
 // `luong align`: word alignments of given translations, read off a checkpoint's attention while it is forced to
 // produce them (each step fed the reference's previous word), as Luong et al. (2015, §5.4) measure how well their
 // attention models align; with --gold, the alignment error rate against hand alignments.
-//   luong align --checkpoint run/best.h5 --src test.de --tgt test.en [--alignment hard|T] [--gold test.align]
+//   luong align --checkpoint run/best.h5 --src test.de --tgt test.en [--alignment hard|T] [--gold test.align] [--json]
 // One line of "i-j" links per pair on stdout (fast_align's form, 0-based words of the --src and --tgt lines;
-// an empty line for a blank source, which has nothing to attend to); the summary on stderr.
+// an empty line for a blank source, which has nothing to attend to); the summary on stderr. --json: JSON lines
+// on stdout instead, one {"type": "pair"} record per pair and a {"type": "summary"} record at the end (the
+// "type" field as in metrics.jsonl), for scripts that compare checkpoints by their AER.
 #include <CLI/CLI.hpp>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
+#include "framework/io/json_text.h"
 #include "launch/commands.h"
 #include "launch/sentence_pairs.h"
 #include "launch/translate_util.h"
@@ -27,7 +31,7 @@ struct AlignArgs {
   std::string device = "cpu";
   std::string src, tgt, gold;
   std::string alignment = "hard";
-  bool gold_one_based = false, gold_reversed = false, progress = false;
+  bool gold_one_based = false, gold_reversed = false, progress = false, json = false;
   int64_t batch_size = 32;
   CLI::Option* batch_size_option = nullptr;  // not given: the checkpoint's eval.batch_size
 };
@@ -71,8 +75,11 @@ void run(AlignArgs a) {
   const auto attention = nmt::forced_attention(translator.ensemble(), corpus, a.batch_size, translator.device(),
                                                [&](size_t done) { progress.update(done); });
 
-  // Pair i of the corpus is line tokens.line_numbers[i]; blank sources print an empty line.
+  // Pair i of the corpus is line tokens.line_numbers[i]; blank sources print an empty line (null links in JSON).
   std::vector<std::string> out(sources.size());
+  std::vector<nlohmann::json> rows(sources.size());
+  for (size_t k = 0; k < rows.size(); ++k)
+    rows[k] = nlohmann::json{{"type", "pair"}, {"line", k + 1}, {"links", nullptr}};
   nmt::AerCounts counts;
   for (size_t i = 0; i < corpus.examples.size(); ++i) {
     const size_t k = static_cast<size_t>(tokens.line_numbers[i] - 1);
@@ -82,6 +89,9 @@ void run(AlignArgs a) {
                             nmt::attention_in_source_order(attention[i], translator.config().model.reverse_source));
     const auto links = nmt::word_links(weights, threshold);
     out[k] = nmt::format_links(links);
+    nlohmann::json pair_links = nlohmann::json::array();
+    for (const auto& [s, t] : links) pair_links.push_back({s, t});
+    rows[k]["links"] = std::move(pair_links);
     if (gold.empty()) continue;
     const int src_words = nmt::word_count(translator.tokenizer().detokenize(src));
     const int tgt_words = static_cast<int>(weights.size());
@@ -94,12 +104,31 @@ void run(AlignArgs a) {
                                       : " (counted from 0; --gold-one-based if the file counts from 1)");
     counts.add(nmt::Links(links.begin(), links.end()), gold[k]);
   }
-  for (const std::string& line : out) std::cout << line << "\n";
+  if (!gold.empty())
+    for (size_t k = 0; k < gold.size(); ++k)  // the blank sources' gold links count as missed
+      if (nmt::is_blank_line(sources[k])) counts.add({}, gold[k]);
+  if (a.json) {
+    for (const nlohmann::json& row : rows) std::cout << json_text(row) << "\n";
+    nlohmann::json summary{{"type", "summary"},
+                           {"pairs", corpus.examples.size()},
+                           {"blank_sources", blank_sources},
+                           {"alignment", a.alignment},
+                           {"aer", nullptr},
+                           {"precision", nullptr},
+                           {"recall", nullptr},
+                           {"proposed", nullptr},
+                           {"sure", nullptr}};
+    if (!gold.empty()) {
+      summary["aer"] = counts.aer(), summary["precision"] = counts.precision(), summary["recall"] = counts.recall();
+      summary["proposed"] = counts.proposed, summary["sure"] = counts.sure;
+    }
+    std::cout << json_text(summary) << "\n";
+  } else {
+    for (const std::string& line : out) std::cout << line << "\n";
+  }
   flush_stdout();
   std::cerr << "align: " << corpus.examples.size() << " pairs";
   if (!gold.empty()) {
-    for (size_t k = 0; k < gold.size(); ++k)  // the blank sources' gold links count as missed
-      if (nmt::is_blank_line(sources[k])) counts.add({}, gold[k]);
     std::cerr << std::fixed << std::setprecision(4) << ", AER " << counts.aer() << " (precision " << counts.precision()
               << ", recall " << counts.recall() << "; " << counts.proposed << " links proposed, " << counts.sure
               << " sure)";
@@ -135,6 +164,11 @@ const bool kRegistered = add_command([](CLI::App& app) {
   cmd->add_option("--device", args->device, "cpu, cuda or cuda:N")->capture_default_str();
   args->batch_size_option = cmd->add_option("--batch-size", args->batch_size,
                                             "Pairs aligned together, >= 1 (default: the checkpoint's eval.batch_size)");
+  cmd->add_flag(
+      "--json", args->json,
+      "JSON lines on stdout: {\"type\": \"pair\", \"line\", \"links\": [[i, j], ...]} per pair (null links for "
+      "a blank source), then {\"type\": \"summary\", \"pairs\", \"aer\", \"precision\", \"recall\", "
+      "\"proposed\", \"sure\", ...} (null scores without --gold)");
   cmd->add_flag("--progress", args->progress, "Progress lines on stderr even when it is not a terminal");
   cmd->callback([args] { run(*args); });
 });

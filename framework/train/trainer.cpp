@@ -299,6 +299,9 @@ TrainSummary Trainer::run() {
       say("removed " + f + " (left by an interrupted save)");
   }
   resume();
+  if (ema_)
+    say(str("keeping an exponential moving average of the parameters (optim.ema_decay ", opt_.ema_decay,
+            "): the validations measure it, and best.h5 and every checkpoint's model are the average"));
   if (is_root() && opt_.on_started) opt_.on_started();
   window_start_s_ = progress_.elapsed_s(), window_outside_start_s_ = outside_training_s_;
   // A resumed run that had already ended stays ended, for the reason it ended: its limits, or early

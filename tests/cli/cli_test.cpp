@@ -355,6 +355,46 @@ TEST_F(CliTest, AlignReadsTheAttentionOfForcedDecodingAndScoresItAgainstGold) {
   ASSERT_NE(at, std::string::npos) << same.output;
   EXPECT_DOUBLE_EQ(std::stod(same.output.substr(at + 4)), trained) << same.output;
 
+  // --json: a record per pair with the links the text lines print (a blank source's are null), then the summary
+  // with the AER the text gives.
+  {
+    std::ofstream(dir + "/with_blank.src") << read_bytes(src) << "   \n";
+    std::ofstream(dir + "/with_blank.tgt") << read_bytes(data_ + "/test.tgt") << "x\n";
+    std::ofstream(dir + "/with_blank.gold") << read_bytes(dir + "/gold.txt") << "0-0\n";
+    const std::string pairs = " --src " + dir + "/with_blank.src --tgt " + dir + "/with_blank.tgt";
+    const RunResult text =
+        run_luong_shell(std::string(LUONG_BINARY) + " align --checkpoint " + ckpt + pairs + " 2>/dev/null");
+    const RunResult json = run_luong_shell(std::string(LUONG_BINARY) + " align --checkpoint " + ckpt + pairs +
+                                           " --gold " + dir + "/with_blank.gold --json 2>/dev/null");
+    ASSERT_EQ(json.status, 0) << json.output;
+    std::istringstream text_lines(text.output), json_lines(json.output);
+    std::string line, record;
+    int64_t n = 0;
+    while (std::getline(text_lines, line)) {
+      ASSERT_TRUE(std::getline(json_lines, record)) << json.output;
+      const auto j = nlohmann::json::parse(record);
+      EXPECT_EQ(j["type"], "pair");
+      EXPECT_EQ(j["line"], ++n);
+      if (line.empty()) {
+        EXPECT_TRUE(j["links"].is_null()) << record;
+        continue;
+      }
+      std::string links;
+      for (const auto& l : j["links"]) links += (links.empty() ? "" : " ") + str(l[0].get<int>(), "-", l[1].get<int>());
+      EXPECT_EQ(links, line);
+    }
+    EXPECT_EQ(n, 21);
+    ASSERT_TRUE(std::getline(json_lines, record)) << json.output;
+    const auto summary = nlohmann::json::parse(record);
+    EXPECT_EQ(summary["type"], "summary");
+    EXPECT_EQ(summary["pairs"], 20);
+    EXPECT_EQ(summary["blank_sources"], 1);
+    // The blank source's gold link is missed: one more sure link than the plain run, none more proposed.
+    EXPECT_GT(summary["aer"].get<double>(), trained);
+    EXPECT_LT(summary["recall"].get<double>(), 1.0);
+    EXPECT_FALSE(std::getline(json_lines, record)) << "nothing after the summary: " << json.output;
+  }
+
   // Gold that does not fit the pairs is named: a line count, a link past the sentence, a link that is not one.
   std::ofstream(dir + "/one.src") << "hi hi zo .\n";
   std::ofstream(dir + "/one.tgt") << "papa echo echo .\n";

@@ -45,8 +45,11 @@ std::string EmaTest::data_;
 TEST_F(EmaTest, ValidatesAndSavesTheAverageWhileTrainingTheParameters) {
   const std::string plain = fresh_dir("ema_plain"), averaged = fresh_dir("ema_averaged");
   ASSERT_EQ(run_luong(train(plain, 40, "--quiet")).status, 0);
-  const RunResult r = run_luong(train(averaged, 40, "--quiet --set optim.ema_decay=0.9"));
+  const RunResult r = run_luong(train(averaged, 40, "--set optim.ema_decay=0.9"));
   ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("keeping an exponential moving average of the parameters (optim.ema_decay 0.9)"),
+            std::string::npos)
+      << r.output;
   const Checkpoint ckpt = load_checkpoint(checkpoint_path(averaged, 40));
   // The optimizer stepped the same parameters as the run without an average, bit for bit: ema/training_params
   // is the flat buffer (the model's parameter order), model/ a tensor per name, so they are compared as sorted
