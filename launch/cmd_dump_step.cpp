@@ -130,8 +130,7 @@ void run(const DumpStepArgs& a) {
 
   // The trainer's update (framework/train/trainer.cpp): token-averaged gradient, clipped, one optimizer step.
   const double norm = average_and_clip_(flat.grad(), ce.tokens, c.optim.clip_norm).norm;
-  OptimizerOptions oo;
-  oo.beta1 = c.optim.beta1, oo.beta2 = c.optim.beta2, oo.eps = c.optim.eps, oo.weight_decay = c.optim.weight_decay;
+  const OptimizerOptions oo = optimizer_options(c.optim);
   make_optimizer(c.optim.name, oo)->step(flat, c.optim.lr);
   for (const auto& [name, v] : model.named_parameters()) out.tensors[entry("updated", name)] = v.data().clone();
 

@@ -199,8 +199,7 @@ void run(const TrainArgs& a) {
   if (c.train.valid_translations) task.keep_valid_translations_in(a.run_dir + "/" + kValidTranslationsDir);
   check_data_agrees(*group, task.data_fingerprint(),
                     str(task.training_pairs(), " training pairs from ", c.data.train_src, " / ", c.data.train_tgt));
-  OptimizerOptions oo;
-  oo.beta1 = c.optim.beta1, oo.beta2 = c.optim.beta2, oo.eps = c.optim.eps, oo.weight_decay = c.optim.weight_decay;
+  const OptimizerOptions oo = optimizer_options(c.optim);
   auto optimizer = make_optimizer(c.optim.name, oo);
   ScheduleOptions so;
   so.base_lr = c.optim.lr, so.decay_start = c.optim.decay_start, so.decay_factor = c.optim.decay_factor;

@@ -23,4 +23,11 @@ LoadedConfig load_run_config(const std::string& file, const std::vector<std::str
   return {std::move(c), std::move(n)};
 }
 
+OptimizerOptions optimizer_options(const nmt::OptimConfig& optim) {
+  OptimizerOptions o;
+  o.momentum = optim.momentum;
+  o.beta1 = optim.beta1, o.beta2 = optim.beta2, o.eps = optim.eps, o.weight_decay = optim.weight_decay;
+  return o;
+}
+
 }  // namespace luong::cli

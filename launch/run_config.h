@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/optim/optimizer.h"
 #include "models/nmt/nmt_config.h"
 
 namespace luong::cli {
@@ -16,5 +17,7 @@ struct LoadedConfig {
 LoadedConfig load_run_config(const std::string& file, const std::vector<std::string>& sets);
 // The schema with registry validators installed.
 ConfigSchema run_schema();
+// The optimizer's hyperparameters from the optim.* keys (train and dump-step build the same optimizer).
+OptimizerOptions optimizer_options(const nmt::OptimConfig& optim);
 
 }  // namespace luong::cli

@@ -199,14 +199,21 @@ void add_optim(ConfigSchema& s) {
                        "Weight decay coefficient: decoupled from the gradient for adam "
                        "(AdamW: p -= lr * wd * p), an L2 term added to the gradient for sgd."),
           0.0);
+  // Below 1, as the optimizer requires (at 1 the velocity would never decay).
+  bounded(s.add_number(
+              "optim.momentum", 0.0,
+              "sgd: heavy-ball momentum (m = momentum * m + g; param -= lr * m, as PyTorch's SGD); 0 = plain "
+              "SGD, the paper's. Its velocity is saved in checkpoints (optim/momentum). Only with optim.name sgd."),
+          0.0, 0.999999);
   // Below 1: at 1 the average would never move from the first step's parameters.
   bounded(s.add_number("optim.ema_decay", 0.0,
                        "Exponential moving average of the parameters (Polyak averaging; Marian's exponential "
                        "smoothing): after each step average += (1 - d) (param - average), d = min(ema_decay, "
                        "(1 + n) / (10 + n)) at the n-th update. Validations, best.h5 and every checkpoint's model "
                        "(what eval, translate, average and train.init_from read) are the average; training "
-                       "continues from the parameters themselves, also on resume. Typical: 0.999 to 0.9999; "
-                       "0 = off."),
+                       "continues from the parameters themselves, also on resume. The average spans about "
+                       "1 / (1 - ema_decay) steps: keep that well below the run's length (0.99 for a few thousand "
+                       "steps, 0.9999 for hundreds of thousands). 0 = off."),
           0.0, 0.999999);
   bounded(s.add_number("optim.beta1", 0.9, "Adam beta1."), 0.0, 0.999999);
   bounded(s.add_number("optim.beta2", 0.999, "Adam beta2."), 0.0, 0.999999999);
@@ -268,9 +275,9 @@ void add_dist_eval(ConfigSchema& s) {
           0, 2);
 }
 
-// Rules of one schedule on keys that others ignore (the schedule constructors check them again, too late
+// Rules of one schedule or optimizer on keys that others ignore (the constructors check them again, too late
 // for `luong config` and `sweep --dry-run`, and with internal check text).
-void check_schedule(const OptimConfig& o) {
+void check_optim(const OptimConfig& o) {
   if (o.schedule == "warmup" && o.warmup_steps < 1)
     LUONG_FAIL("config: optim.warmup_steps: value ", o.warmup_steps, " is out of range [1, ",
                std::numeric_limits<int64_t>::max(), "] with optim.schedule warmup (set the warmup length)");
@@ -280,6 +287,10 @@ void check_schedule(const OptimConfig& o) {
   if (o.schedule == "plateau" && o.plateau_patience < 1)
     LUONG_FAIL("config: optim.plateau_patience: value ", o.plateau_patience, " is out of range [1, ",
                std::numeric_limits<int64_t>::max(), "] with optim.schedule plateau");
+  // Adam has a momentum of its own (beta1): a momentum set for it would be ignored without a word.
+  if (o.momentum > 0 && o.name != "sgd")
+    LUONG_FAIL("config: optim.momentum: ", value_to_yaml(o.momentum), " is for optim.name sgd; ", o.name,
+               " keeps its own (optim.beta1 for adam)");
 }
 
 }  // namespace
@@ -387,6 +398,7 @@ NmtConfig nmt_config_from(const Config& c) {
   o.clip_norm = c.get_number("optim.clip_norm");
   o.weight_decay = c.get_number("optim.weight_decay");
   o.ema_decay = c.get_number("optim.ema_decay");
+  o.momentum = c.get_number("optim.momentum");
   o.beta1 = c.get_number("optim.beta1");
   o.beta2 = c.get_number("optim.beta2");
   o.eps = c.get_number("optim.eps");
@@ -395,7 +407,7 @@ NmtConfig nmt_config_from(const Config& c) {
   o.decay_factor = c.get_number("optim.decay_factor");
   o.warmup_steps = c.get_int("optim.warmup_steps");
   o.plateau_patience = c.get_int("optim.plateau_patience");
-  check_schedule(o);
+  check_optim(o);
 
   n.dist.backend = c.get_string("dist.backend");
   n.dist.bucket_mb = c.get_number("dist.bucket_mb");

@@ -60,6 +60,7 @@ struct OptimConfig {
   double lr = 1e-3;
   double clip_norm = 5.0;             // global gradient-norm clip; 0 = off
   double weight_decay = 0.0;
+  double momentum = 0.0;   // sgd: heavy-ball momentum; 0 = plain SGD
   double ema_decay = 0.0;  // exponential moving average of the parameters; 0 = off
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
   std::string schedule = "constant";  // luong | plateau | warmup | constant (registered names)

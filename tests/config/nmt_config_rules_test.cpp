@@ -52,6 +52,19 @@ TEST(NmtConfigRules, WarmupScheduleNeedsWarmupSteps) {
   EXPECT_EQ(nmt_config_from(ok).optim.warmup_steps, 100);
 }
 
+TEST(NmtConfigRules, MomentumIsForSgdAndBelowOne) {
+  const std::string msg = error_with({"optim.momentum=0.9"});  // the default optimizer is adam
+  EXPECT_NE(msg.find("optim.momentum: 0.9 is for optim.name sgd; adam keeps its own (optim.beta1 for adam)"),
+            std::string::npos)
+      << msg;
+  EXPECT_NE(error_with({"optim.name=sgd", "optim.momentum=1"}).find("optim.momentum: value 1.0 is out of range"),
+            std::string::npos);
+  Config ok(nmt_schema());
+  ok.set("optim.name=sgd");
+  ok.set("optim.momentum=0.9");
+  EXPECT_EQ(nmt_config_from(ok).optim.momentum, 0.9);
+}
+
 TEST(NmtConfigRules, PlateauScheduleNeedsDecayBelowOneAndPatience) {
   EXPECT_NE(error_with({"optim.schedule=plateau", "optim.decay_factor=1"})
                 .find("optim.decay_factor: value 1.0 is out of range (0, 1) with optim.schedule plateau"),
