@@ -17,11 +17,15 @@ double ExponentialMovingAverage::decay_at(int64_t n) const {
   return std::min(decay_, warm_up);
 }
 
-void ExponentialMovingAverage::update(const Tensor& params) {
-  if (!average_.defined()) average_ = params.clone();
+void ExponentialMovingAverage::check_fits(const Tensor& params) const {
   LUONG_CHECK(
       average_.numel() == params.numel() && average_.dtype() == params.dtype() && average_.device() == params.device(),
       "the parameter average does not fit the parameters it averages");
+}
+
+void ExponentialMovingAverage::update(const Tensor& params) {
+  if (!average_.defined()) average_ = params.clone();
+  check_fits(params);
   // The weight is computed in double and rounded once, so both devices step by the same float.
   const double weight = 1.0 - decay_at(updates_);
   dispatch_float(params.dtype(), "ema_update", [&](auto tag) {
@@ -34,9 +38,7 @@ void ExponentialMovingAverage::update(const Tensor& params) {
 
 void ExponentialMovingAverage::swap_into(Tensor& params) {
   LUONG_CHECK(average_.defined(), "no parameter average to swap in before the first update");
-  LUONG_CHECK(
-      average_.numel() == params.numel() && average_.dtype() == params.dtype() && average_.device() == params.device(),
-      "the parameter average does not fit the parameters it averages");
+  check_fits(params);
   dispatch_float(params.dtype(), "swap_values", [&](auto tag) {
     using T = decltype(tag);
     LUONG_KERNEL(params.device(), swap_values<T>, params.numel(), average_.data<T>(), params.data<T>());
@@ -52,7 +54,8 @@ void ExponentialMovingAverage::restore(const Tensor& average, int64_t updates, c
   LUONG_CHECK(!has_non_finite(average), "the parameter average holds NaN or infinite values");
   Tensor restored = average.to(params.dtype()).to(params.device());
   // to() returns the tensor itself when nothing changes: the average must not share the caller's storage.
-  average_ = restored.clone();
+  if (restored.raw() == average.raw()) restored = restored.clone();
+  average_ = restored;
   updates_ = updates;
 }
 

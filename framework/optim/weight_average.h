@@ -41,6 +41,8 @@ class ExponentialMovingAverage {
   void reset() { average_ = Tensor(), updates_ = 0; }
 
  private:
+  void check_fits(const Tensor& params) const;  // same numel, dtype and device as the average
+
   double decay_;
   int64_t updates_ = 0;
   Tensor average_;  // (numel,), undefined before the first update

@@ -28,6 +28,14 @@ class EmaTest : public ::testing::Test {
            " --set train.checkpoint_every=10 --set train.keep_checkpoints=0 --set train.max_steps=" +
            std::to_string(steps) + " " + extra;
   }
+  // Resumes a copy of `checkpoint`, alone in `run_dir`, up to `steps` with `extra`; returns what it printed.
+  static std::string resume_a_copy(const std::string& checkpoint, const std::string& run_dir, int64_t steps,
+                                   const std::string& extra) {
+    std::filesystem::copy(checkpoint, run_dir + "/" + std::filesystem::path(checkpoint).filename().string());
+    const RunResult r = run_luong(train(run_dir, steps, "--resume auto " + extra));
+    EXPECT_EQ(r.status, 0) << r.output;
+    return r.output;
+  }
   // The validation perplexity metrics.jsonl recorded at `step`.
   static double valid_ppl_at(const std::string& run_dir, int64_t step) {
     std::ifstream in(run_dir + "/metrics.jsonl");
@@ -110,26 +118,22 @@ TEST_F(EmaTest, AStoppedRunResumesExactlyAndAResumeWithoutTheAverageContinuesFro
   // Resumed without the average: the run goes on from the training parameters, as one that never kept it.
   const std::string plain = fresh_dir("ema_plain_to_40"), dropped = fresh_dir("ema_dropped");
   ASSERT_EQ(run_luong(train(plain, 40, "--quiet")).status, 0);
-  std::filesystem::copy(checkpoint_path(stopped, 20), checkpoint_path(dropped, 20));
-  const RunResult d = run_luong(train(dropped, 40, "--resume auto"));
-  ASSERT_EQ(d.status, 0) << d.output;
-  EXPECT_NE(d.output.find("was written with optim.ema_decay, this run keeps no average: it continues from the "
-                          "training parameters"),
+  const std::string d = resume_a_copy(checkpoint_path(stopped, 20), dropped, 40, "");
+  EXPECT_NE(d.find("was written with optim.ema_decay, this run keeps no average: it continues from the training "
+                   "parameters"),
             std::string::npos)
-      << d.output;
+      << d;
   const Checkpoint c = load_checkpoint(checkpoint_path(dropped, 40));
   expect_bitwise_equal(load_checkpoint(checkpoint_path(plain, 40)).state.sub("model"), c.state.sub("model"));
   EXPECT_EQ(c.state.tensors.count("ema/training_params"), 0u);
 
   // Resumed with an average its run did not keep: it starts from the parameters at that step, and says so.
   const std::string added = fresh_dir("ema_added");
-  std::filesystem::copy(checkpoint_path(plain, 20), checkpoint_path(added, 20));
-  const RunResult g = run_luong(train(added, 30, "--resume auto --set optim.ema_decay=0.9"));
-  ASSERT_EQ(g.status, 0) << g.output;
-  EXPECT_NE(g.output.find("holds no parameter average (its run kept none); the average starts from the parameters "
-                          "at this step"),
+  const std::string g = resume_a_copy(checkpoint_path(plain, 20), added, 30, "--set optim.ema_decay=0.9");
+  EXPECT_NE(g.find("holds no parameter average (its run kept none); the average starts from the parameters at this "
+                   "step"),
             std::string::npos)
-      << g.output;
+      << g;
   EXPECT_EQ(load_checkpoint(checkpoint_path(added, 30)).state.ints.at("ema/updates"), 10);
 }
 
