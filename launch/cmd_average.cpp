@@ -1,13 +1,15 @@
 // `luong average`: the parameter average of several checkpoints, written as a new checkpoint.
 //   luong average -o run/avg.h5 run/ckpt-9000.h5 run/ckpt-9500.h5 run/ckpt-10000.h5
+//   luong average -o run/avg.h5 --last 3 run          (the 3 newest ckpt-<step>.h5 of a run directory, as
+//                                                      fairseq's average_checkpoints --num-update-checkpoints)
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
-#include <CLI/CLI.hpp>
-
 #include "framework/io/checkpoint.h"
 #include "framework/io/checkpoint_average.h"
+#include "framework/io/checkpoint_dir.h"
 #include "framework/io/config.h"
 #include "framework/io/config_value.h"
 #include "launch/commands.h"
@@ -20,7 +22,28 @@ struct AverageArgs {
   std::vector<std::string> inputs;
   std::string output;
   bool force = false;
+  int64_t last = 0;  // > 0: inputs is one run directory, whose newest `last` step checkpoints are averaged
 };
+
+// --last N: the N newest step checkpoints of the one run directory given, oldest first (best.h5 is not a step
+// checkpoint: it is one of them or an older one, and would count twice or out of turn).
+std::vector<std::string> newest_checkpoints(const AverageArgs& a) {
+  if (a.inputs.size() != 1 || !std::filesystem::is_directory(a.inputs[0]))
+    throw CLI::ValidationError("--last",
+                               str("takes one run directory instead of checkpoint files, got ",
+                                   a.inputs.size() == 1 ? "the file " + a.inputs[0] : str(a.inputs.size(), " paths")));
+  const std::vector<CheckpointFile> files = list_checkpoints(a.inputs[0]);
+  if (static_cast<int64_t>(files.size()) < a.last) {
+    std::string found;
+    for (const CheckpointFile& f : files) found += (found.empty() ? "" : ", ") + f.path;
+    LUONG_FAIL("average: --last ", a.last, ": ", a.inputs[0], " holds ", files.size(), " step checkpoint(s)",
+               found.empty() ? std::string() : " (" + found + ")",
+               "; a run keeps train.keep_checkpoints of them (raise it to keep more)");
+  }
+  std::vector<std::string> paths;
+  for (size_t i = files.size() - static_cast<size_t>(a.last); i < files.size(); ++i) paths.push_back(files[i].path);
+  return paths;
+}
 
 // Averaging parameters indexed by different vocabularies (same sizes, other words), trained on other subword
 // units, or of differently wired models gives a checkpoint that loads but translates garbage, so all must
@@ -104,7 +127,11 @@ void require_distinct_inputs(const AverageArgs& a) {
     }
 }
 
-void run(const AverageArgs& a) {
+void run(AverageArgs a) {
+  if (a.last != 0) {
+    if (a.last < 2) throw CLI::ValidationError("--last", str("must be at least 2, got ", a.last));
+    a.inputs = newest_checkpoints(a);
+  }
   if (a.inputs.size() < 2) LUONG_FAIL("average needs at least two checkpoints, got ", a.inputs.size());
   check_output(a);
   require_distinct_inputs(a);
@@ -114,7 +141,8 @@ void run(const AverageArgs& a) {
   // Tells a reader (and `train --resume`) that this is an averaged model without training state.
   avg.metadata["averaged_from"] = sources;
   save_checkpoint(a.output, avg.state, avg.metadata);
-  std::cout << "wrote " << a.output << " (average of " << a.inputs.size() << " checkpoints)\n";
+  std::cout << "wrote " << a.output << " (average of " << a.inputs.size() << " checkpoints"
+            << (a.last > 0 ? ": " + sources : std::string()) << ")\n";
 }
 
 const bool kRegistered = add_command([](CLI::App& app) {
@@ -123,7 +151,12 @@ const bool kRegistered = add_command([](CLI::App& app) {
                                  "Average the parameters of several checkpoints into a new one (same vocabularies "
                                  "and model config); the result has no training state: it is for eval and "
                                  "translate, not --resume");
-  cmd->add_option("checkpoints", args->inputs, "Checkpoints to average")->required()->check(CLI::ExistingFile);
+  cmd->add_option("checkpoints", args->inputs, "Checkpoints to average (with --last: one run directory)")
+      ->required()
+      ->check(CLI::ExistingPath);
+  cmd->add_option("--last", args->last,
+                  "Average the N newest ckpt-<step>.h5 of the run directory given (N >= 2; the run keeps "
+                  "train.keep_checkpoints of them)");
   cmd->add_option("--output,-o", args->output, "Output checkpoint (a new file unless --force; never an input)")
       ->required();
   cmd->add_flag("--force", args->force, "Replace --output if it exists (it still may not be an input)");

@@ -468,6 +468,27 @@ TEST_F(CliTest, AverageOfCheckpointsIsTheirMean) {
   for (size_t i = 0; i < vm.size(); i += 97) EXPECT_NEAR(vm[i], (va[i] + vb[i]) / 2, 1e-6);
   // The averaged checkpoint translates.
   EXPECT_EQ(run_luong("translate --checkpoint " + out, "alpha bravo .").status, 0);
+
+  // --last 2 of the run directory picks the same two checkpoints: the same average, bit for bit.
+  const std::string last = fresh_dir("cli_average_last") + "/last.h5";
+  const RunResult l = run_luong("average -o " + last + " --last 2 " + run_);
+  ASSERT_EQ(l.status, 0) << l.output;
+  EXPECT_NE(l.output.find("average of 2 checkpoints: " + a + "," + b), std::string::npos) << l.output;
+  const auto tl = load_checkpoint(last).state.tensors;
+  for (const auto& [n, t] : tm) {
+    if (n.rfind("model/", 0) == 0) EXPECT_EQ(tl.at(n).to_vector(), t.to_vector()) << n;
+  }
+  // More than the run kept, fewer than two, or files instead of a run directory are named.
+  const std::pair<std::string, std::string> refusals[] = {
+      {"--last " + std::to_string(files.size() + 1) + " " + run_,
+       str("holds ", files.size(), " step checkpoint(s) (", files.front().path)},
+      {"--last 1 " + run_, "--last: must be at least 2, got 1"},
+      {"--last 2 " + a + " " + b, "--last: takes one run directory instead of checkpoint files, got 2 paths"}};
+  for (const auto& [args, message] : refusals) {
+    const RunResult r2 = run_luong("average -o " + last + ".x " + args);
+    EXPECT_NE(r2.status, 0) << args;
+    EXPECT_NE(r2.output.find(message), std::string::npos) << args << "\n" << r2.output;
+  }
 }
 
 TEST_F(CliTest, ResumingWithADifferentModelNamesTheParameterAndShapes) {
