@@ -16,6 +16,7 @@
 #include "framework/kernels/cuda/device.h"
 #include "framework/kernels/cuda/kernels.h"
 #include "framework/ops/tensor_math.h"
+#include "framework/optim/weight_average.h"
 #include "tests/cuda/kernel_pair.h"
 
 namespace luong::testing {
@@ -223,6 +224,32 @@ TEST(CudaOptim, ParameterAverageAndSwapMatchTheCpu) {
     EXPECT_TRUE(average.identical()) << dtype_name(dtype) << " error " << average.error();
     EXPECT_TRUE(param.identical()) << dtype_name(dtype) << " error " << param.error();
   }
+}
+
+// The trainer's average object on a device: updates, the swap in and out around a validation, and a restore
+// from host values (a checkpoint) give the CPU's bits.
+TEST(CudaOptim, ParameterAverageOnTheDeviceIsTheCpus) {
+  LUONG_REQUIRE_CUDA();
+  const int64_t n = 5003;
+  ExponentialMovingAverage cpu_average(0.95), gpu_average(0.95);
+  Tensor cpu_params = random_tensor({n}, DType::f32, Device::cpu(), 40);
+  Tensor gpu_params = cpu_params.to(Device::cuda());
+  for (uint64_t step = 0; step < 4; ++step) {
+    const Tensor next = random_tensor({n}, DType::f32, Device::cpu(), 41 + step);
+    cpu_params.copy_(next), gpu_params.copy_(next);
+    cpu_average.update(cpu_params), gpu_average.update(gpu_params);
+  }
+  EXPECT_EQ(gpu_average.average().device(), Device::cuda());
+  EXPECT_EQ(gpu_average.average().to(Device::cpu()).to_vector(), cpu_average.average().to_vector());
+  {
+    AveragedWeights in(&gpu_average, gpu_params);
+    EXPECT_EQ(gpu_params.to(Device::cpu()).to_vector(), cpu_average.average().to_vector());
+  }
+  EXPECT_EQ(gpu_params.to(Device::cpu()).to_vector(), cpu_params.to_vector());
+  ExponentialMovingAverage restored(0.95);
+  restored.restore(cpu_average.average(), 4, gpu_params);  // host values onto the parameters' device
+  EXPECT_EQ(restored.average().device(), Device::cuda());
+  EXPECT_EQ(restored.average().to(Device::cpu()).to_vector(), cpu_average.average().to_vector());
 }
 
 TEST(CudaGather, EmbeddingForwardCopiesRowsAndReportsTheFirstBadId) {
