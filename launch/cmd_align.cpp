@@ -11,6 +11,8 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 
 #include "framework/io/json_text.h"
 #include "launch/commands.h"
@@ -75,11 +77,8 @@ void run(AlignArgs a) {
   const auto attention = nmt::forced_attention(translator.ensemble(), corpus, a.batch_size, translator.device(),
                                                [&](size_t done) { progress.update(done); });
 
-  // Pair i of the corpus is line tokens.line_numbers[i]; blank sources print an empty line (null links in JSON).
-  std::vector<std::string> out(sources.size());
-  std::vector<nlohmann::json> rows(sources.size());
-  for (size_t k = 0; k < rows.size(); ++k)
-    rows[k] = nlohmann::json{{"type", "pair"}, {"line", k + 1}, {"links", nullptr}};
+  // Pair i of the corpus is line tokens.line_numbers[i]; a blank source has no links (an empty line, null in JSON).
+  std::vector<std::optional<std::vector<std::pair<int, int>>>> links_of_line(sources.size());
   nmt::AerCounts counts;
   for (size_t i = 0; i < corpus.examples.size(); ++i) {
     const size_t k = static_cast<size_t>(tokens.line_numbers[i] - 1);
@@ -88,10 +87,7 @@ void run(AlignArgs a) {
         nmt::word_attention(translator.tokenizer(), src, tgt,
                             nmt::attention_in_source_order(attention[i], translator.config().model.reverse_source));
     const auto links = nmt::word_links(weights, threshold);
-    out[k] = nmt::format_links(links);
-    nlohmann::json pair_links = nlohmann::json::array();
-    for (const auto& [s, t] : links) pair_links.push_back({s, t});
-    rows[k]["links"] = std::move(pair_links);
+    links_of_line[k] = links;
     if (gold.empty()) continue;
     const int src_words = nmt::word_count(translator.tokenizer().detokenize(src));
     const int tgt_words = static_cast<int>(weights.size());
@@ -108,7 +104,11 @@ void run(AlignArgs a) {
     for (size_t k = 0; k < gold.size(); ++k)  // the blank sources' gold links count as missed
       if (nmt::is_blank_line(sources[k])) counts.add({}, gold[k]);
   if (a.json) {
-    for (const nlohmann::json& row : rows) std::cout << json_text(row) << "\n";
+    for (size_t k = 0; k < links_of_line.size(); ++k) {
+      nlohmann::json row{{"type", "pair"}, {"line", k + 1}, {"links", nullptr}};
+      if (links_of_line[k]) row["links"] = *links_of_line[k];  // [[i, j], ...]
+      std::cout << json_text(row) << "\n";
+    }
     nlohmann::json summary{{"type", "summary"},
                            {"pairs", corpus.examples.size()},
                            {"blank_sources", blank_sources},
@@ -124,7 +124,7 @@ void run(AlignArgs a) {
     }
     std::cout << json_text(summary) << "\n";
   } else {
-    for (const std::string& line : out) std::cout << line << "\n";
+    for (const auto& links : links_of_line) std::cout << (links ? nmt::format_links(*links) : std::string()) << "\n";
   }
   flush_stdout();
   std::cerr << "align: " << corpus.examples.size() << " pairs";
