@@ -187,7 +187,7 @@ void run(const TrainArgs& a) {
     // mpirun the trainer has every rank fail together.
     if (resume_point->error && group->size() == 1) std::rethrow_exception(resume_point->error);
     if (!resume_point->checkpoint) {
-      start = nmt::read_starting_point(c.train.init_from, config_text);
+      start = nmt::read_starting_point(c.train.init_from, config_text, c.train.init_vocabulary == "data");
     } else if (!(start = nmt::resumed_starting_point(*resume_point->checkpoint))) {
       log(str("warning: train.init_from has no effect on this run: it resumes from ", resume_point->checkpoint->path,
               ", its own, and began without a starting checkpoint (start a new run, in another --run-dir, to start "

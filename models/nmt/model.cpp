@@ -42,6 +42,28 @@ NmtModel::NmtModel(const ModelConfig& cfg, Generator& init_gen, DType dtype) : N
   init_parameters(cfg.init, cfg.init_range, init_gen);
 }
 
+std::map<std::string, VocabularyAxis> NmtModel::vocabulary_axes() const {
+  std::map<std::string, VocabularyAxis> out{{"encoder.embedding.weight", {false, 0}},
+                                            {"decoder.embedding.weight", {true, 0}}};
+  if (cfg_.tie_embeddings) {
+    out["decoder.output_bias"] = {true, 0};  // the weight is the target embedding's
+  } else {
+    out["decoder.output.weight"] = {true, 1};  // Linear stores (in, out)
+    out["decoder.output.bias"] = {true, 0};
+  }
+  // A renamed or reshaped parameter must not be carried along the wrong axis without notice.
+  std::map<std::string, Shape> shapes;
+  for (const auto& [name, v] : named_parameters()) shapes[name] = v.shape();
+  for (const auto& [name, a] : out) {
+    const auto it = shapes.find(name);
+    LUONG_CHECK(it != shapes.end() && a.axis < static_cast<int>(it->second.size()) &&
+                    it->second[static_cast<size_t>(a.axis)] == (a.target ? cfg_.tgt_vocab : cfg_.src_vocab),
+                "vocabulary_axes: parameter ", name, " is not shaped by the ", a.target ? "target" : "source",
+                " vocabulary along axis ", a.axis);
+  }
+  return out;
+}
+
 Variable NmtModel::decode_all(const Tensor& src, const std::vector<int64_t>& src_lengths, const Tensor& tgt_in,
                               Generator* gen) const {
   check_id_batch("model target", tgt_in, {});

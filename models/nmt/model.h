@@ -5,7 +5,9 @@
 // Decoding: encode() then decode_step() one token at a time; beam search reorders hypotheses with
 // select_rows().
 #pragma once
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "framework/ops/ops.h"
@@ -19,6 +21,13 @@ struct DecodeStep {
   Variable log_probs;  // (B, V)
   DecoderState state;  // after this step
   Variable attention;  // (B, S) weights this step used
+};
+
+// A parameter with one entry per token of a vocabulary along one axis: an embedding's rows, the output
+// layer's columns and bias. train.init_vocabulary carries such entries from one vocabulary to another by token.
+struct VocabularyAxis {
+  bool target = false;  // the target vocabulary's (else the source's)
+  int axis = 0;
 };
 
 class NmtModel : public Module {
@@ -48,6 +57,9 @@ class NmtModel : public Module {
   DecoderState select_rows(const DecoderState& state, const std::vector<int64_t>& rows) const;
 
   const ModelConfig& config() const { return cfg_; }
+  // Every parameter shaped by a vocabulary, by parameter name ("decoder.output.weight": the target's, axis 1);
+  // the others do not depend on the vocabularies.
+  std::map<std::string, VocabularyAxis> vocabulary_axes() const;
   const Encoder& encoder() const { return *encoder_; }
   const Decoder& decoder() const { return *decoder_; }
 

@@ -182,13 +182,22 @@ void add_train(ConfigSchema& s) {
                "A checkpoint whose parameters a new run starts from instead of model.init's draws (a run's "
                "ckpt-<step>.h5 or best.h5, or the output of `luong average`): fine-tuning on other data, or another "
                "stage with a new optimizer or schedule. The checkpoint's vocabularies and subword units are used "
-               "(data.src_vocab_size, data.tgt_vocab_size, data.min_freq and data.bpe_* then have no effect); the "
-               "model.* keys must describe the same network (model.dropout, model.init and model.init_range may "
-               "differ) and data.lowercase must be the same. The optimizer state, schedule, step count and data "
+               "unless train.init_vocabulary says otherwise (data.src_vocab_size, data.tgt_vocab_size, "
+               "data.min_freq and data.bpe_* then have no effect); the model.* keys must describe the same network "
+               "(model.dropout, model.init and model.init_range may differ) and data.lowercase must be the same. The "
+               "optimizer state, schedule, step count and data "
                "position start from zero. A resumed run continues from its own checkpoints alone (the file may be "
                "gone by then, but the key must stay set), and a run that began without this key ignores it on "
                "resume. Empty = a freshly drawn model. Relative paths are resolved against the "
                "current working directory.");
+  s.add_choice("train.init_vocabulary", "checkpoint", {"checkpoint", "data"},
+               "Where a run started with train.init_from takes its vocabularies and subword units. checkpoint: the "
+               "starting checkpoint's, every parameter as it is. data: built from this run's training data as a "
+               "fresh run builds them (the data.* keys apply; data.lowercase may differ from the checkpoint's run): "
+               "the embedding rows, output columns and output biases of tokens both vocabularies hold are the "
+               "checkpoint's, those of new tokens drawn by model.init, every other parameter the checkpoint's. For "
+               "fine-tuning on a domain with words the first run never saw (OpenNMT-py's update_vocab), or another "
+               "source language from a trained parent (Zoph et al. 2016). A resumed run continues as it began.");
 }
 
 void add_optim(ConfigSchema& s) {
@@ -391,6 +400,7 @@ NmtConfig nmt_config_from(const Config& c) {
   t.max_bad_steps = c.get_int("train.max_bad_steps");
   t.precision = c.get_string("train.precision");
   t.init_from = c.get_string("train.init_from");
+  t.init_vocabulary = c.get_string("train.init_vocabulary");
 
   OptimConfig& o = n.optim;
   o.name = c.get_string("optim.name");

@@ -53,6 +53,7 @@ struct TrainConfig {
   int64_t max_bad_steps = 5;          // consecutive non-finite losses before the run stops
   std::string precision = "fp32";     // fp32 | tf32 | bf16: float32 GEMMs (framework/core/precision.h)
   std::string init_from;              // a checkpoint whose parameters the run starts from; "" = fresh
+  std::string init_vocabulary = "checkpoint";  // checkpoint | data: whose vocabularies a started run reads with
 };
 
 struct OptimConfig {

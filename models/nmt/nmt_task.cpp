@@ -20,6 +20,7 @@
 #include "models/nmt/ensemble.h"
 #include "models/nmt/translator.h"
 #include "models/nmt/valid_translations.h"
+#include "models/nmt/vocabulary_transfer.h"
 
 namespace luong::nmt {
 namespace {
@@ -54,9 +55,15 @@ std::string subword_setting(const DataConfig& d) {
              d.bpe_codes_tgt.empty() ? "" : str(" and data.bpe_codes_tgt '", d.bpe_codes_tgt, "'"));
 }
 
-// A run started with train.init_from reads its text with that checkpoint's units and vocabularies; a resume
-// without the key built its own from the data, which the checks after this one would report as another
-// setting's mismatch ("set data.bpe_merges as the run was started").
+// " (step 1200 of its run)", or " (an averaged model)", which has no trainer state.
+std::string steps_of(const StartingPoint& start) {
+  return start.step >= 0 ? str(" (step ", start.step, " of its run)") : std::string(" (an averaged model)");
+}
+
+// A run started with train.init_from reads its text with that checkpoint's units and vocabularies (unless
+// train.init_vocabulary = data built its own); a resume without the key built its own from the data, which the
+// checks after this one would report as another setting's mismatch ("set data.bpe_merges as the run was
+// started").
 void check_started_alike(const Checkpoint& view, bool tokens_from_checkpoint) {
   const auto config = view.state.strings.find("config");
   if (tokens_from_checkpoint || config == view.state.strings.end()) return;
@@ -65,6 +72,8 @@ void check_started_alike(const Checkpoint& view, bool tokens_from_checkpoint) {
   if (init_from == leaves.end() || init_from->second.empty() || init_from->second == "\"\"" ||
       init_from->second == "''")
     return;
+  const auto vocabularies = leaves.find("train.init_vocabulary");
+  if (vocabularies != leaves.end() && vocabularies->second == "data") return;
   LUONG_FAIL("checkpoint ", view.path, ": its run was started with train.init_from: ", init_from->second,
              " and reads its text with that checkpoint's vocabularies and subword units, but this run's config has "
              "no train.init_from; set it again to continue (any path: a resumed run takes them from its own "
@@ -123,7 +132,7 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
               "data.train_src and data.train_tgt must name the training files");
   const TokenizerOptions words{cfg.data.lowercase};
   TokenizedCorpus text;
-  if (start) {
+  if (start && !start->own_vocabularies) {
     // The checkpoint's units and vocabularies: its embedding and output rows belong to their tokens.
     subwords_ = start->run.subwords;
     src_vocab_ = start->run.src_vocab, tgt_vocab_ = start->run.tgt_vocab;
@@ -175,6 +184,9 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
                   " has ", valid_sources_.size(), " lines and ", cfg.data.valid_tgt, " ", valid_references_.size());
     }
   }
+  if (cfg.train.init_vocabulary == "data" && cfg.train.init_from.empty())
+    log("warning: train.init_vocabulary = data has no effect without train.init_from (the run builds its "
+        "vocabularies from its data and draws every parameter)");
   if (cfg.train.valid_translations && !cfg.train.scores_valid_translations())
     log("warning: train.valid_translations = true has no effect: validations translate the validation set only "
         "with train.valid_bleu = true or train.valid_metric bleu or chrf");
@@ -222,15 +234,37 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   allocator_for(Device::cpu()).empty_cache();  // set-up blocks (see Allocator::empty_cache)
   log(str("model: ", flat_->numel(), " parameters, attention ", mc.attention, ", ", mc.layers, " x ", mc.hidden_size,
           " LSTM, device ", device_));
-  if (start && start->resumed) {
+  if (start && start->resumed && start->own_vocabularies) {
+    // Its vocabularies were rebuilt from the data above, as at its start; the trainer restores the rest.
+  } else if (start && start->resumed) {
     log(str("init: vocabularies and ", subwords_.any() ? subwords_.describe() : "whole words", " from ",
             start->checkpoint.path, ", as its run took them from ", start->run.cfg.train.init_from,
             " at its start (that file is not read again)"));
+  } else if (start && start->own_vocabularies) {
+    const TokenCarry src = carry_tokens(start->run.src_vocab, src_vocab_);
+    const TokenCarry tgt = carry_tokens(start->run.tgt_vocab, tgt_vocab_);
+    load_tensors_into(fit_to_vocabularies(start->checkpoint, start->run.src_vocab.size(), start->run.tgt_vocab.size(),
+                                          *model_, src, tgt),
+                      model_tensors(*model_), "model/");
+    log(str("init: parameters from ", start->checkpoint.path, steps_of(*start), "; this run's vocabularies (",
+            subwords_.any() ? subwords_.describe() : "whole words",
+            ") take the embedding and output entries of the tokens the checkpoint's hold: source ", src.carried, " of ",
+            src.size(), ", target ", tgt.carried, " of ", tgt.size(),
+            " (the others drawn by model.init); a new optimizer state, schedule, step count and data position"));
+    // Nearly nothing in common is right for another language and a slip for the same one (other units).
+    for (const auto& [side, carry] : {std::pair{"source", &src}, std::pair{"target", &tgt}}) {
+      const int64_t words = carry->size() - Vocabulary::kNumSpecials, held = carry->carried - Vocabulary::kNumSpecials;
+      if (words > 0 && 10 * held <= words)
+        log(str("warning: train.init_vocabulary = data: ", held, " of this run's ", words, " ", side,
+                " tokens (specials aside) are in the checkpoint's vocabulary, so nearly every ", side, " embedding",
+                side == std::string("target") ? " and output" : "",
+                " entry is new, drawn by model.init (expected for another language; for the same one, are the subword "
+                "units alike?)"));
+    }
   } else if (start) {
     load_tensors_into(start->checkpoint, model_tensors(*model_), "model/");
     log(str("init: parameters, vocabularies and ", subwords_.any() ? subwords_.describe() : "whole words", " from ",
-            start->checkpoint.path,
-            start->step >= 0 ? str(" (step ", start->step, " of its run)") : std::string(" (an averaged model)"),
+            start->checkpoint.path, steps_of(*start),
             "; a new optimizer state, schedule, step count and data position (a resumed run continues its own)"));
     const std::string unused_warning =
         "warning: train.init_from: the checkpoint's vocabularies and subword units are used, so this setting has no "

@@ -32,7 +32,7 @@ std::vector<std::string> differences(const std::string& there, const std::string
 
 }  // namespace
 
-StartingPoint read_starting_point(const std::string& path, const std::string& config_text) {
+StartingPoint read_starting_point(const std::string& path, const std::string& config_text, bool own_vocabularies) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))
     LUONG_FAIL(
@@ -47,12 +47,15 @@ StartingPoint read_starting_point(const std::string& path, const std::string& co
   }
   const auto step = start.checkpoint.state.ints.find("trainer/step");
   if (step != start.checkpoint.state.ints.end()) start.step = step->second;
-  const std::vector<std::string> differ = differences(start.run.config_text, config_text, decides_the_network);
+  start.own_vocabularies = own_vocabularies;
+  const std::vector<std::string> differ =
+      differences(start.run.config_text, config_text, own_vocabularies ? describes_the_network : decides_the_network);
   if (!differ.empty())
     LUONG_FAIL("train.init_from: checkpoint ", path, " holds another model than this config describes (",
                join_names(differ, "; "),
                "): set these keys as its run did (model.dropout, model.init and model.init_range may differ)");
-  start.unused_vocabulary_settings = differences(start.run.config_text, config_text, decides_the_vocabularies);
+  if (!own_vocabularies)
+    start.unused_vocabulary_settings = differences(start.run.config_text, config_text, decides_the_vocabularies);
   return start;
 }
 
@@ -65,6 +68,7 @@ std::optional<StartingPoint> resumed_starting_point(const Checkpoint& checkpoint
   const auto step = checkpoint.state.ints.find("trainer/step");
   if (step != checkpoint.state.ints.end()) start.step = step->second;
   start.resumed = true;
+  start.own_vocabularies = start.run.cfg.train.init_vocabulary == "data";
   return start;
 }
 

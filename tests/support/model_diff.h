@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 #include "framework/io/checkpoint.h"
 
@@ -47,6 +48,21 @@ inline void expect_bitwise_equal(const StateDict& a, const StateDict& b) {
     ASSERT_EQ(t.shape(), u.shape()) << name;
     ASSERT_EQ(0, std::memcmp(t.raw(), u.raw(), t.nbytes())) << "parameter " << name << " differs";
   }
+}
+
+// The values of entry `id` along `axis` of a tensor (an embedding's row, an output layer's column), in order:
+// what train.init_vocabulary carries from one vocabulary to another.
+inline std::vector<double> entry_along(const Tensor& t, int axis, int64_t id) {
+  const std::vector<double> v = t.to_vector();
+  const Shape& s = t.shape();
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= s[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < s.size(); ++d) inner *= s[d];
+  const int64_t n = s[static_cast<size_t>(axis)];
+  std::vector<double> out;
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) out.push_back(v[static_cast<size_t>((o * n + id) * inner + i)]);
+  return out;
 }
 
 }  // namespace luong::testing

@@ -1,10 +1,12 @@
 // train.init_from: a run that starts from a trained checkpoint holds that checkpoint's parameters, vocabularies
 // and subword units before its first step (bit for bit), trains on another corpus from there (its first loss is
 // the trained model's, well below a fresh model's), resumes exactly from its own checkpoints (the starting one
-// may be gone by then), may start from an averaged model, and refuses a checkpoint of another network or a file
-// that is not one, naming every differing key or the file.
+// may be gone by then), may start from an averaged model, may build its own vocabularies and carry the
+// checkpoint's entries to them by token (train.init_vocabulary = data), and refuses a checkpoint of another network or
+// a file that is not one, naming every differing key or the file.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -66,7 +68,7 @@ TEST_F(InitFromTest, TheNewModelHoldsTheCheckpointsParametersVocabulariesAndSubw
   const nmt::NmtConfig cfg = nmt::nmt_config_from(config);
   auto group = make_process_group("auto", Device::cpu());
   const auto quiet = [](const std::string&) {};
-  nmt::NmtTask started(cfg, *group, quiet, nmt::read_starting_point(parent_checkpoint(), config.dump()));
+  nmt::NmtTask started(cfg, *group, quiet, nmt::read_starting_point(parent_checkpoint(), config.dump(), false));
   nmt::NmtTask fresh(cfg, *group, quiet);
 
   const Checkpoint parent = load_checkpoint(parent_checkpoint());
@@ -77,6 +79,57 @@ TEST_F(InitFromTest, TheNewModelHoldsTheCheckpointsParametersVocabulariesAndSubw
   ASSERT_TRUE(started.subwords().any());
   EXPECT_TRUE(nmt::same_subwords(started.subwords(), nmt::Subwords::load(parent.state.strings, parent.path)));
   EXPECT_FALSE(fresh.subwords().any());  // the config learns none: the units came from the checkpoint
+}
+
+// train.init_vocabulary = data: the run's vocabularies and units are built from its data exactly as a fresh
+// run's; tokens both vocabularies hold take the checkpoint's embedding rows, output columns and biases, new
+// ones keep the fresh run's draws, and every other parameter is the checkpoint's. data.lowercase may differ.
+TEST_F(InitFromTest, OwnVocabulariesCarryTheEntriesOfTheTokensBothHoldAndDrawTheRest) {
+  Config config = Config::load_file(nmt::nmt_schema(), std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml");
+  // 40 merges learned on the child's corpus: mostly the parent's 30 units, and some it does not have.
+  for (const std::string& set : std::vector<std::string>{
+           "model.hidden_size=32", "model.embedding_size=24", "data.train_src=" + child_data_ + "/train.src",
+           "data.train_tgt=" + child_data_ + "/train.tgt", "data.valid_src=", "data.valid_tgt=", "data.bpe_merges=40",
+           "data.lowercase=true", "train.init_from=" + parent_checkpoint(), "train.init_vocabulary=data"})
+    config.set(set);
+  const nmt::NmtConfig cfg = nmt::nmt_config_from(config);
+  auto group = make_process_group("auto", Device::cpu());
+  const auto quiet = [](const std::string&) {};
+  nmt::NmtTask started(cfg, *group, quiet, nmt::read_starting_point(parent_checkpoint(), config.dump(), true));
+  nmt::NmtTask fresh(cfg, *group, quiet);
+  ASSERT_EQ(started.src_vocab().to_tokens(), fresh.src_vocab().to_tokens());
+  ASSERT_EQ(started.tgt_vocab().to_tokens(), fresh.tgt_vocab().to_tokens());
+  EXPECT_TRUE(nmt::same_subwords(started.subwords(), fresh.subwords()));
+
+  const Checkpoint parent = load_checkpoint(parent_checkpoint());
+  const nmt::Vocabulary parent_src =
+      nmt::Vocabulary::from_tokens(split_string_list(parent.state.strings.at("vocab/src")));
+  const nmt::Vocabulary parent_tgt =
+      nmt::Vocabulary::from_tokens(split_string_list(parent.state.strings.at("vocab/tgt")));
+  const StateDict drawn = nmt::model_tensors(fresh.model()), now = nmt::model_tensors(started.model());
+  const auto axes = started.model().vocabulary_axes();
+  int64_t carried = 0, new_tokens = 0;
+  for (const auto& [name, v] : started.model().named_parameters()) {
+    const std::string key = nmt::checkpoint_name(name);
+    const auto axis = axes.find(name);
+    if (axis == axes.end()) {
+      EXPECT_EQ(now.tensors.at(key).to_vector(), parent.state.tensors.at(key).to_vector()) << name;
+      continue;
+    }
+    const nmt::Vocabulary& mine = axis->second.target ? started.tgt_vocab() : started.src_vocab();
+    const nmt::Vocabulary& theirs = axis->second.target ? parent_tgt : parent_src;
+    for (int64_t id = 0; id < mine.size(); ++id) {
+      const bool held = theirs.contains(mine.token(id));
+      (held ? carried : new_tokens) += 1;
+      const std::vector<double> expected =
+          held ? entry_along(parent.state.tensors.at(key), axis->second.axis, theirs.id(mine.token(id)))
+               : entry_along(drawn.tensors.at(key), axis->second.axis, id);
+      ASSERT_EQ(entry_along(now.tensors.at(key), axis->second.axis, id), expected) << name << " " << mine.token(id);
+    }
+  }
+  // Both kinds of entry were compared, on real differences between the vocabularies.
+  EXPECT_GT(carried, 0);
+  EXPECT_GT(new_tokens, 0);
 }
 
 TEST_F(InitFromTest, TrainsOnAnotherCorpusFromTheTrainedModel) {
@@ -146,6 +199,70 @@ TEST_F(InitFromTest, ResumesExactlyFromItsOwnCheckpointsOnceTheStartingOneIsGone
   EXPECT_EQ(r.output.find("warning: resuming with a changed config"), std::string::npos) << r.output;
   expect_bitwise_equal(load_checkpoint(checkpoint_path(straight, 20)).state.sub("model"),
                        load_checkpoint(checkpoint_path(stopped, 20)).state.sub("model"));
+}
+
+TEST_F(InitFromTest, OwnVocabulariesTrainAndResumeExactlyWithoutTheKeyOrTheStartingFile) {
+  const std::string common =
+      " --set model.dropout=0.3 --set train.checkpoint_every=5 --set train.valid_every=5"
+      " --set data.bpe_merges=40 --set train.init_vocabulary=data";
+  const std::string straight = fresh_dir("own_vocab_straight"), stopped = fresh_dir("own_vocab_stopped");
+  RunResult r = run_luong(
+      child_command(straight, " --set train.init_from=" + parent_checkpoint() + common + " --set train.max_steps=10"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string said = "init: parameters from " + parent_checkpoint() +
+                           " (step 150 of its run); this run's vocabularies (40 BPE merges) take the embedding and "
+                           "output entries of the tokens the checkpoint's hold: source ";
+  const size_t at = r.output.find(said);
+  ASSERT_NE(at, std::string::npos) << r.output;
+  // "source N of M, target K of L": both counts within their vocabularies, some carried.
+  int64_t n = 0, m = 0, k = 0, l = 0;
+  ASSERT_EQ(std::sscanf(r.output.c_str() + at + said.size(), "%ld of %ld, target %ld of %ld", &n, &m, &k, &l), 4)
+      << r.output;
+  EXPECT_GT(n, nmt::Vocabulary::kNumSpecials);
+  EXPECT_LE(n, m);
+  EXPECT_GT(k, nmt::Vocabulary::kNumSpecials);
+  EXPECT_LE(k, l);
+  EXPECT_EQ(r.output.find("warning:"), std::string::npos) << r.output;
+  // The run directory holds its own units (learned on its corpus), not the parent's.
+  EXPECT_NE(read_bytes(straight + "/bpe.merges.txt"), read_bytes(parent_ + "/bpe.merges.txt"));
+
+  const std::string copy = fresh_dir("own_vocab_copy") + "/parent.h5";
+  std::filesystem::copy_file(parent_checkpoint(), copy);
+  r = run_luong(child_command(stopped, " --set train.init_from=" + copy + common + " --quiet --set train.max_steps=5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::filesystem::remove(copy);
+  // Its vocabularies come from the data, as a fresh run's do: the resume needs neither the file nor the key.
+  r = run_luong(child_command(stopped, common + " --set train.max_steps=10 --resume auto"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output.find("init:"), std::string::npos) << r.output;
+  expect_bitwise_equal(load_checkpoint(checkpoint_path(straight, 10)).state.sub("model"),
+                       load_checkpoint(checkpoint_path(stopped, 10)).state.sub("model"));
+}
+
+TEST_F(InitFromTest, OwnVocabulariesWithNearlyNothingInCommonAreWorthAWarning) {
+  // The child translates the other way: its source words are the parent's target words, which the parent's
+  // source vocabulary (syllables) lacks but for the period.
+  const std::string run = fresh_dir("own_vocab_reversed");
+  const std::string swapped = " --set data.train_src=" + child_data_ +
+                              "/train.tgt --set data.train_tgt=" + child_data_ +
+                              "/train.src --set data.valid_src= --set data.valid_tgt=";
+  RunResult r =
+      run_luong(child_command(run, "--set train.init_from=" + parent_checkpoint() +
+                                       " --set train.init_vocabulary=data --set train.max_steps=1" + swapped));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("warning: train.init_vocabulary = data: 1 of this run's 17 source tokens (specials aside) "
+                          "are in the checkpoint's vocabulary, so nearly every source embedding entry is new, drawn "
+                          "by model.init (expected for another language; for the same one, are the subword units "
+                          "alike?)"),
+            std::string::npos)
+      << r.output;
+  // Without a starting checkpoint the key does nothing, which is worth a word too.
+  r = run_luong(child_command(fresh_dir("own_vocab_alone"),
+                              "--set train.init_vocabulary=data --set train.max_steps=1" + swapped));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("warning: train.init_vocabulary = data has no effect without train.init_from"),
+            std::string::npos)
+      << r.output;
 }
 
 TEST_F(InitFromTest, AResumedRunContinuesAsItBeganWhateverTheConfigNowSays) {
