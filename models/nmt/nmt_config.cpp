@@ -198,6 +198,13 @@ void add_train(ConfigSchema& s) {
                "checkpoint's, those of new tokens drawn by model.init, every other parameter the checkpoint's. For "
                "fine-tuning on a domain with words the first run never saw (OpenNMT-py's update_vocab), or another "
                "source language from a trained parent (Zoph et al. 2016). A resumed run continues as it began.");
+  s.add_string("train.init_skip", "",
+               "Parts of the model that a run started with train.init_from draws by model.init instead of taking "
+               "from the checkpoint: a comma-separated list of module paths or parameter names as luong names them "
+               "(the checkpoint's model/ group with dots: decoder, decoder.output, encoder.lstm.1, "
+               "decoder.attention). decoder keeps the trained encoder alone (fairseq's "
+               "--load-pretrained-encoder-from); decoder.output gives a new output layer. A name that is no part "
+               "of the model is an error. Empty = every parameter from the checkpoint.");
 }
 
 void add_optim(ConfigSchema& s) {
@@ -401,6 +408,7 @@ NmtConfig nmt_config_from(const Config& c) {
   t.precision = c.get_string("train.precision");
   t.init_from = c.get_string("train.init_from");
   t.init_vocabulary = c.get_string("train.init_vocabulary");
+  t.init_skip = c.get_string("train.init_skip");
 
   OptimConfig& o = n.optim;
   o.name = c.get_string("optim.name");

@@ -54,6 +54,7 @@ struct TrainConfig {
   std::string precision = "fp32";     // fp32 | tf32 | bf16: float32 GEMMs (framework/core/precision.h)
   std::string init_from;              // a checkpoint whose parameters the run starts from; "" = fresh
   std::string init_vocabulary = "checkpoint";  // checkpoint | data: whose vocabularies a started run reads with
+  std::string init_skip;                       // parts a started run draws instead of loading ("decoder, ...")
 };
 
 struct OptimConfig {

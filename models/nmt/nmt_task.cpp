@@ -18,9 +18,9 @@
 #include "models/nmt/data/shared_training_pairs.h"
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/ensemble.h"
+#include "models/nmt/starting_parameters.h"
 #include "models/nmt/translator.h"
 #include "models/nmt/valid_translations.h"
-#include "models/nmt/vocabulary_transfer.h"
 
 namespace luong::nmt {
 namespace {
@@ -53,11 +53,6 @@ std::string subword_setting(const DataConfig& d) {
     return str("data.bpe_merges is ", d.bpe_merges, d.bpe_joint ? "" : " with data.bpe_joint false");
   return str("data.bpe_codes is '", d.bpe_codes, "'",
              d.bpe_codes_tgt.empty() ? "" : str(" and data.bpe_codes_tgt '", d.bpe_codes_tgt, "'"));
-}
-
-// " (step 1200 of its run)", or " (an averaged model)", which has no trainer state.
-std::string steps_of(const StartingPoint& start) {
-  return start.step >= 0 ? str(" (step ", start.step, " of its run)") : std::string(" (an averaged model)");
 }
 
 // A run started with train.init_from reads its text with that checkpoint's units and vocabularies (unless
@@ -187,6 +182,8 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   if (cfg.train.init_vocabulary == "data" && cfg.train.init_from.empty())
     log("warning: train.init_vocabulary = data has no effect without train.init_from (the run builds its "
         "vocabularies from its data and draws every parameter)");
+  if (!cfg.train.init_skip.empty() && cfg.train.init_from.empty())
+    log("warning: train.init_skip has no effect without train.init_from (every parameter is drawn by model.init)");
   if (cfg.train.valid_translations && !cfg.train.scores_valid_translations())
     log("warning: train.valid_translations = true has no effect: validations translate the validation set only "
         "with train.valid_bleu = true or train.valid_metric bleu or chrf");
@@ -240,32 +237,11 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
     log(str("init: vocabularies and ", subwords_.any() ? subwords_.describe() : "whole words", " from ",
             start->checkpoint.path, ", as its run took them from ", start->run.cfg.train.init_from,
             " at its start (that file is not read again)"));
-  } else if (start && start->own_vocabularies) {
-    const TokenCarry src = carry_tokens(start->run.src_vocab, src_vocab_);
-    const TokenCarry tgt = carry_tokens(start->run.tgt_vocab, tgt_vocab_);
-    load_tensors_into(fit_to_vocabularies(start->checkpoint, start->run.src_vocab.size(), start->run.tgt_vocab.size(),
-                                          *model_, src, tgt),
-                      model_tensors(*model_), "model/");
-    log(str("init: parameters from ", start->checkpoint.path, steps_of(*start), "; this run's vocabularies (",
-            subwords_.any() ? subwords_.describe() : "whole words",
-            ") take the embedding and output entries of the tokens the checkpoint's hold: source ", src.carried, " of ",
-            src.size(), ", target ", tgt.carried, " of ", tgt.size(),
-            " (the others drawn by model.init); a new optimizer state, schedule, step count and data position"));
-    // Nearly nothing in common is right for another language and a slip for the same one (other units).
-    for (const auto& [side, carry] : {std::pair{"source", &src}, std::pair{"target", &tgt}}) {
-      const int64_t words = carry->size() - Vocabulary::kNumSpecials, held = carry->carried - Vocabulary::kNumSpecials;
-      if (words > 0 && 10 * held <= words)
-        log(str("warning: train.init_vocabulary = data: ", held, " of this run's ", words, " ", side,
-                " tokens (specials aside) are in the checkpoint's vocabulary, so nearly every ", side, " embedding",
-                side == std::string("target") ? " and output" : "",
-                " entry is new, drawn by model.init (expected for another language; for the same one, are the subword "
-                "units alike?)"));
-    }
   } else if (start) {
-    load_tensors_into(start->checkpoint, model_tensors(*model_), "model/");
-    log(str("init: parameters, vocabularies and ", subwords_.any() ? subwords_.describe() : "whole words", " from ",
-            start->checkpoint.path, steps_of(*start),
-            "; a new optimizer state, schedule, step count and data position (a resumed run continues its own)"));
+    StartingParametersOptions so;
+    so.init_skip = cfg.train.init_skip;
+    so.units = subwords_.any() ? subwords_.describe() : "whole words";
+    for (const std::string& line : load_starting_parameters(*start, *model_, src_vocab_, tgt_vocab_, so)) log(line);
     const std::string unused_warning =
         "warning: train.init_from: the checkpoint's vocabularies and subword units are used, so this setting has no "
         "effect (";

@@ -2,7 +2,8 @@
 // and subword units before its first step (bit for bit), trains on another corpus from there (its first loss is
 // the trained model's, well below a fresh model's), resumes exactly from its own checkpoints (the starting one
 // may be gone by then), may start from an averaged model, may build its own vocabularies and carry the
-// checkpoint's entries to them by token (train.init_vocabulary = data), and refuses a checkpoint of another network or
+// checkpoint's entries to them by token (train.init_vocabulary = data), may draw named parts afresh
+// (train.init_skip), and refuses a checkpoint of another network or
 // a file that is not one, naming every differing key or the file.
 #include <gtest/gtest.h>
 
@@ -130,6 +131,41 @@ TEST_F(InitFromTest, OwnVocabulariesCarryTheEntriesOfTheTokensBothHoldAndDrawThe
   // Both kinds of entry were compared, on real differences between the vocabularies.
   EXPECT_GT(carried, 0);
   EXPECT_GT(new_tokens, 0);
+}
+
+// train.init_skip: the parts it names keep the draws a fresh run makes, the rest comes from the checkpoint.
+TEST_F(InitFromTest, SkippedPartsKeepAFreshRunsDraws) {
+  Config config = Config::load_file(nmt::nmt_schema(), std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml");
+  for (const std::string& set : std::vector<std::string>{
+           "model.hidden_size=32", "model.embedding_size=24", "data.train_src=" + child_data_ + "/train.src",
+           "data.train_tgt=" + child_data_ + "/train.tgt", "data.valid_src=", "data.valid_tgt=", "data.bpe_merges=40",
+           "train.init_from=" + parent_checkpoint(), "train.init_vocabulary=data",
+           "train.init_skip=decoder.output, encoder.lstm"})
+    config.set(set);
+  const nmt::NmtConfig cfg = nmt::nmt_config_from(config);
+  auto group = make_process_group("auto", Device::cpu());
+  std::vector<std::string> said;
+  const auto keep = [&](const std::string& line) { said.push_back(line); };
+  nmt::NmtTask started(cfg, *group, keep, nmt::read_starting_point(parent_checkpoint(), config.dump(), true));
+  nmt::NmtTask fresh(cfg, *group, [](const std::string&) {});
+  const Checkpoint parent = load_checkpoint(parent_checkpoint());
+  const StateDict drawn = nmt::model_tensors(fresh.model()), now = nmt::model_tensors(started.model());
+  const auto axes = started.model().vocabulary_axes();
+  int skipped = 0;
+  for (const auto& [name, v] : started.model().named_parameters()) {
+    const std::string key = nmt::checkpoint_name(name);
+    if (name.rfind("decoder.output.", 0) == 0 || name.rfind("encoder.lstm.", 0) == 0) {
+      EXPECT_EQ(now.tensors.at(key).to_vector(), drawn.tensors.at(key).to_vector()) << name;
+      ++skipped;
+    } else if (!axes.contains(name)) {
+      EXPECT_EQ(now.tensors.at(key).to_vector(), parent.state.tensors.at(key).to_vector()) << name;
+    }
+  }
+  EXPECT_EQ(skipped, 5);  // the output weight and bias, one encoder layer's three
+  bool reported = false;
+  for (const std::string& line : said)
+    reported = reported || line.find("; 5 parameter(s) under decoder.output, encoder.lstm (") != std::string::npos;
+  EXPECT_TRUE(reported);
 }
 
 TEST_F(InitFromTest, TrainsOnAnotherCorpusFromTheTrainedModel) {
@@ -316,6 +352,19 @@ TEST_F(InitFromTest, RefusesAnotherNetworkNamingEveryKeyThatDiffers) {
       << r.output;
   EXPECT_EQ(r.output.find("init_range is"), std::string::npos) << r.output;  // free to differ
   EXPECT_FALSE(std::filesystem::exists(child + "/config.yaml"));             // nothing written for a refused start
+}
+
+TEST_F(InitFromTest, ASkippedNameThatIsNoPartOfTheModelIsRefusedBeforeAnyStep) {
+  const std::string child = fresh_dir("init_from_bad_skip");
+  const RunResult r =
+      run_luong(child_command(child, "--set train.init_from=" + parent_checkpoint() +
+                                         " --set train.init_skip=decoder.outptu --set train.max_steps=3"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("luong: error: train.init_skip: 'decoder.outptu' names no part of this model; did you mean "
+                          "'decoder.output'?"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(checkpoint_path(child, 3)));
 }
 
 TEST_F(InitFromTest, AMissingFileADirectoryOrAForeignFileIsNamed) {
