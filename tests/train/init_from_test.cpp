@@ -46,6 +46,20 @@ class InitFromTest : public ::testing::Test {
   static std::string child_command(const std::string& run_dir, const std::string& extra) {
     return tiny_train_command(run_dir, child_data_) + kNetwork + " --set train.max_epochs=0 " + extra;
   }
+  // The child's config for tasks built in the test's process: the parent's network on the child's corpus,
+  // without validation, then `extra` ("key=value").
+  static Config child_config(const std::vector<std::string>& extra) {
+    Config config = Config::load_file(nmt::nmt_schema(), std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml");
+    std::vector<std::string> sets{"model.hidden_size=32",
+                                  "model.embedding_size=24",
+                                  "data.train_src=" + child_data_ + "/train.src",
+                                  "data.train_tgt=" + child_data_ + "/train.tgt",
+                                  "data.valid_src=",
+                                  "data.valid_tgt="};
+    sets.insert(sets.end(), extra.begin(), extra.end());
+    for (const std::string& set : sets) config.set(set);
+    return config;
+  }
   // The loss of the first "train" record of a run's metrics.jsonl.
   static double first_train_loss(const std::string& run_dir) {
     std::ifstream in(run_dir + "/metrics.jsonl");
@@ -61,11 +75,7 @@ class InitFromTest : public ::testing::Test {
 std::string InitFromTest::parent_data_, InitFromTest::child_data_, InitFromTest::parent_;
 
 TEST_F(InitFromTest, TheNewModelHoldsTheCheckpointsParametersVocabulariesAndSubwordUnits) {
-  Config config = Config::load_file(nmt::nmt_schema(), std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml");
-  for (const std::string& set : std::vector<std::string>{
-           "model.hidden_size=32", "model.embedding_size=24", "data.train_src=" + child_data_ + "/train.src",
-           "data.train_tgt=" + child_data_ + "/train.tgt", "data.valid_src=", "data.valid_tgt="})
-    config.set(set);
+  const Config config = child_config({});
   const nmt::NmtConfig cfg = nmt::nmt_config_from(config);
   auto group = make_process_group("auto", Device::cpu());
   const auto quiet = [](const std::string&) {};
@@ -86,13 +96,9 @@ TEST_F(InitFromTest, TheNewModelHoldsTheCheckpointsParametersVocabulariesAndSubw
 // run's; tokens both vocabularies hold take the checkpoint's embedding rows, output columns and biases, new
 // ones keep the fresh run's draws, and every other parameter is the checkpoint's. data.lowercase may differ.
 TEST_F(InitFromTest, OwnVocabulariesCarryTheEntriesOfTheTokensBothHoldAndDrawTheRest) {
-  Config config = Config::load_file(nmt::nmt_schema(), std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml");
   // 40 merges learned on the child's corpus: mostly the parent's 30 units, and some it does not have.
-  for (const std::string& set : std::vector<std::string>{
-           "model.hidden_size=32", "model.embedding_size=24", "data.train_src=" + child_data_ + "/train.src",
-           "data.train_tgt=" + child_data_ + "/train.tgt", "data.valid_src=", "data.valid_tgt=", "data.bpe_merges=40",
-           "data.lowercase=true", "train.init_from=" + parent_checkpoint(), "train.init_vocabulary=data"})
-    config.set(set);
+  const Config config = child_config({"data.bpe_merges=40", "data.lowercase=true",
+                                      "train.init_from=" + parent_checkpoint(), "train.init_vocabulary=data"});
   const nmt::NmtConfig cfg = nmt::nmt_config_from(config);
   auto group = make_process_group("auto", Device::cpu());
   const auto quiet = [](const std::string&) {};
@@ -135,13 +141,8 @@ TEST_F(InitFromTest, OwnVocabulariesCarryTheEntriesOfTheTokensBothHoldAndDrawThe
 
 // train.init_skip: the parts it names keep the draws a fresh run makes, the rest comes from the checkpoint.
 TEST_F(InitFromTest, SkippedPartsKeepAFreshRunsDraws) {
-  Config config = Config::load_file(nmt::nmt_schema(), std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml");
-  for (const std::string& set : std::vector<std::string>{
-           "model.hidden_size=32", "model.embedding_size=24", "data.train_src=" + child_data_ + "/train.src",
-           "data.train_tgt=" + child_data_ + "/train.tgt", "data.valid_src=", "data.valid_tgt=", "data.bpe_merges=40",
-           "train.init_from=" + parent_checkpoint(), "train.init_vocabulary=data",
-           "train.init_skip=decoder.output, encoder.lstm"})
-    config.set(set);
+  const Config config = child_config({"data.bpe_merges=40", "train.init_from=" + parent_checkpoint(),
+                                      "train.init_vocabulary=data", "train.init_skip=decoder.output, encoder.lstm"});
   const nmt::NmtConfig cfg = nmt::nmt_config_from(config);
   auto group = make_process_group("auto", Device::cpu());
   std::vector<std::string> said;
