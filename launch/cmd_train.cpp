@@ -208,6 +208,7 @@ void run(const TrainArgs& a) {
 
   TrainerOptions to = trainer_options(c, a);
   to.resume_point = std::move(resume_point);
+  to.frozen = task.frozen_parameters();
   to.checkpoint_strings["config"] = config_text;
   // The run directory's metadata is written once the run has resumed (or started): a refused resume
   // (another model size, other data) leaves the directory as it was.

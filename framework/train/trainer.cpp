@@ -47,6 +47,10 @@ Trainer::Trainer(TrainTask& task, Optimizer& optimizer, Schedule& schedule, Proc
               "training needs a limit: set train.max_steps or train.max_epochs (both are 0)");
   if (group_.size() > 1) reducer_ = std::make_unique<Reducer>(task_.parameters(), group_, ReducerOptions{opt_.bucket_mb});
   if (opt_.ema_decay > 0) ema_ = std::make_unique<ExponentialMovingAverage>(opt_.ema_decay);
+  if (!opt_.frozen.empty()) {
+    frozen_ = std::make_unique<FrozenParameters>(task_.parameters(), opt_.frozen);
+    LUONG_CHECK(frozen_->numel() < task_.parameters().numel(), "every parameter is frozen: nothing would train");
+  }
 }
 
 Trainer::~Trainer() = default;
@@ -120,6 +124,7 @@ void Trainer::train_step() {
   // Token average and clip: the norm and the NaN/Inf check from one read of the gradient; the factor is applied
   // by the optimizer's update as it reads the gradient, not by a pass of its own.
   summary_.trained = true;
+  if (frozen_) frozen_->zero_grads(params);  // before the norm: clipping sees the trained parameters alone
   const AveragedGradient g = diverged(loss_sum, tokens)
                                  ? AveragedGradient{false}
                                  : measure_average_and_clip(params.grad(), tokens, opt_.clip_norm);
@@ -138,6 +143,7 @@ void Trainer::train_step() {
   const double grad_norm = g.norm;
   const double lr = schedule_.lr(step_, task_.epoch());
   optimizer_.step(params, lr, g.factor);
+  if (frozen_) frozen_->restore(params);  // weight decay moves parameters without a gradient
   // Every process averages the same parameters (all-reduced gradients, one update): the averages agree too.
   if (ema_) ema_->update(params.data());
   window_loss_ += loss_sum;
@@ -299,6 +305,12 @@ TrainSummary Trainer::run() {
       say("removed " + f + " (left by an interrupted save)");
   }
   resume();
+  if (frozen_) {
+    frozen_->hold(task_.parameters());  // as started, or as the resumed checkpoint holds them
+    say(str("frozen: ", frozen_->numel(), " of the ", task_.parameters().numel(),
+            " parameter values stay as they are (their gradients are zeroed and their values restored after each "
+            "update)"));
+  }
   if (ema_)
     say(str("keeping an exponential moving average of the parameters (optim.ema_decay ", opt_.ema_decay,
             "): the validations measure it, and best.h5 and every checkpoint's model are the average"));

@@ -14,6 +14,7 @@
 #include "framework/dist/process_group.h"
 #include "framework/dist/reducer.h"
 #include "framework/io/checkpoint.h"
+#include "framework/optim/frozen_parameters.h"
 #include "framework/optim/optimizer.h"
 #include "framework/optim/schedule.h"
 #include "framework/optim/weight_average.h"
@@ -45,6 +46,8 @@ struct TrainerOptions {
   // validate and save it (a checkpoint's model/ holds the average; ema/training_params the parameters the
   // optimizer continues from). 0 = off.
   double ema_decay = 0.0;
+  // Indices into the task's parameters that training leaves exactly as they are (optim/frozen_parameters.h).
+  std::vector<size_t> frozen;
   double bucket_mb = 25.0;
   int64_t check_every = 0;        // steps between cross-rank parameter checks; 0 = off
   std::string resume;             // "" (fresh), "auto" (newest valid checkpoint in run_dir), or a path
@@ -136,6 +139,7 @@ class Trainer {
   TrainerOptions opt_;
   std::unique_ptr<Reducer> reducer_;
   std::unique_ptr<ExponentialMovingAverage> ema_;  // null without TrainerOptions::ema_decay
+  std::unique_ptr<FrozenParameters> frozen_;       // null without TrainerOptions::frozen
   ProgressLine progress_;
   MetricsLog metrics_;
 

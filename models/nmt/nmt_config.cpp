@@ -205,6 +205,13 @@ void add_train(ConfigSchema& s) {
                "decoder.attention). decoder keeps the trained encoder alone (fairseq's "
                "--load-pretrained-encoder-from); decoder.output gives a new output layer. A name that is no part "
                "of the model is an error. Empty = every parameter from the checkpoint.");
+  s.add_string("train.freeze", "",
+               "Parts of the model that training leaves exactly as they are, named as train.init_skip names them "
+               "(a comma-separated list: encoder, decoder.embedding, encoder.embedding): their gradients are "
+               "zeroed before clipping and their values restored after each update (weight decay included). "
+               "With train.init_from: keep a trained encoder while the decoder learns, or fix embeddings "
+               "(Marian's --embedding-fix-src / --embedding-fix-trg). Freezing every parameter is an error. Empty = "
+               "everything trains.");
 }
 
 void add_optim(ConfigSchema& s) {
@@ -409,6 +416,7 @@ NmtConfig nmt_config_from(const Config& c) {
   t.init_from = c.get_string("train.init_from");
   t.init_vocabulary = c.get_string("train.init_vocabulary");
   t.init_skip = c.get_string("train.init_skip");
+  t.freeze = c.get_string("train.freeze");
 
   OptimConfig& o = n.optim;
   o.name = c.get_string("optim.name");

@@ -55,6 +55,7 @@ struct TrainConfig {
   std::string init_from;              // a checkpoint whose parameters the run starts from; "" = fresh
   std::string init_vocabulary = "checkpoint";  // checkpoint | data: whose vocabularies a started run reads with
   std::string init_skip;                       // parts a started run draws instead of loading ("decoder, ...")
+  std::string freeze;                          // parts training leaves as they are
 };
 
 struct OptimConfig {

@@ -18,6 +18,7 @@
 #include "models/nmt/data/shared_training_pairs.h"
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/ensemble.h"
+#include "models/nmt/model_parts.h"
 #include "models/nmt/starting_parameters.h"
 #include "models/nmt/translator.h"
 #include "models/nmt/valid_translations.h"
@@ -226,7 +227,13 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   Generator init_gen(cfg.seed);
   model_ = std::make_unique<NmtModel>(mc, init_gen, DType::f32);
   std::vector<Variable> params;
-  for (auto& [name, v] : model_->named_parameters()) params.push_back(v);
+  const std::set<std::string> frozen = parameters_in_parts("train.freeze", cfg.train.freeze, *model_);
+  for (auto& [name, v] : model_->named_parameters()) {
+    if (frozen.contains(name)) frozen_.push_back(params.size());
+    params.push_back(v);
+  }
+  LUONG_CHECK(frozen_.size() < params.size(), "train.freeze: ", cfg.train.freeze,
+              " covers every parameter of the model: nothing would train");
   flat_ = std::make_unique<FlatParameters>(params, device_);
   allocator_for(Device::cpu()).empty_cache();  // set-up blocks (see Allocator::empty_cache)
   log(str("model: ", flat_->numel(), " parameters, attention ", mc.attention, ", ", mc.layers, " x ", mc.hidden_size,

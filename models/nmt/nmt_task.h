@@ -46,6 +46,10 @@ class NmtTask : public TrainTask {
   void load_state(const StateDict& in, const std::string& source) override;
   std::map<std::string, std::string> checkpoint_metadata() const override;
 
+  // The indices (into parameters().params()) of the parameters under train.freeze's parts; checked against
+  // the model when the task is built.
+  const std::vector<size_t>& frozen_parameters() const { return frozen_; }
+
   NmtModel& model() { return *model_; }
   const Vocabulary& src_vocab() const { return src_vocab_; }
   const Vocabulary& tgt_vocab() const { return tgt_vocab_; }
@@ -84,6 +88,7 @@ class NmtTask : public TrainTask {
   std::unique_ptr<BatchIterator> iterator_;
   std::unique_ptr<NmtModel> model_;
   std::unique_ptr<FlatParameters> flat_;
+  std::vector<size_t> frozen_;  // train.freeze
   std::vector<Batch> parts_;  // of the current step's batch: train.accumulate of them
   int64_t batches_per_epoch_ = 0;
   int64_t step_ = 0;  // steps taken, for the dropout stream

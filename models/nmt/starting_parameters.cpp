@@ -1,8 +1,8 @@
 #include "models/nmt/starting_parameters.h"
 
 #include "framework/core/error.h"
+#include "models/nmt/model_parts.h"
 #include "models/nmt/nmt_task.h"
-#include "models/nmt/skipped_parameters.h"
 #include "models/nmt/vocabulary_transfer.h"
 
 namespace luong::nmt {
@@ -47,7 +47,7 @@ std::vector<std::string> load_starting_parameters(const StartingPoint& start, Nm
     taken = str("parameters, vocabularies and ", options.units, " from ", start.checkpoint.path, steps_of(start));
   }
   StateDict destinations = model_tensors(model);
-  const std::set<std::string> skipped = skipped_parameters(options.init_skip, model);
+  const std::set<std::string> skipped = parameters_in_parts("train.init_skip", options.init_skip, model);
   if (!skipped.empty()) {
     drop_skipped(skipped, source, destinations);
     int64_t values = 0;

@@ -1,6 +1,6 @@
 // The parameters a new run takes from its starting point (train.init_from) at its start: every model/ tensor
 // of the checkpoint, refitted to this run's own vocabularies with train.init_vocabulary = data
-// (vocabulary_transfer.h), except the parts train.init_skip names (skipped_parameters.h), which keep
+// (vocabulary_transfer.h), except the parts train.init_skip names (model_parts.h), which keep
 // model.init's draws.
 #pragma once
 #include <string>

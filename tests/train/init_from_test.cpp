@@ -3,8 +3,8 @@
 // the trained model's, well below a fresh model's), resumes exactly from its own checkpoints (the starting one
 // may be gone by then), may start from an averaged model, may build its own vocabularies and carry the
 // checkpoint's entries to them by token (train.init_vocabulary = data), may draw named parts afresh
-// (train.init_skip), and refuses a checkpoint of another network or
-// a file that is not one, naming every differing key or the file.
+// (train.init_skip) or keep parts as they are while the rest trains (train.freeze), and refuses a checkpoint of another
+// network or a file that is not one, naming every differing key or the file.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -298,6 +298,50 @@ TEST_F(InitFromTest, OwnVocabulariesWithNearlyNothingInCommonAreWorthAWarning) {
                               "--set train.init_vocabulary=data --set train.max_steps=1" + swapped));
   ASSERT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("warning: train.init_vocabulary = data has no effect without train.init_from"),
+            std::string::npos)
+      << r.output;
+}
+
+// train.freeze: the frozen parts end as the checkpoint had them (weight decay on, which moves a parameter
+// without a gradient), the rest trains, and a stopped run resumes to the same bits.
+TEST_F(InitFromTest, FrozenPartsStayAsTheCheckpointHasThemAndResumeExactly) {
+  const std::string common = " --set train.init_from=" + parent_checkpoint() +
+                             " --set train.freeze=encoder,decoder.embedding --set optim.weight_decay=0.1"
+                             " --set train.checkpoint_every=5 --set data.valid_src= --set data.valid_tgt=";
+  const std::string straight = fresh_dir("freeze_straight"), stopped = fresh_dir("freeze_stopped");
+  RunResult r = run_luong(child_command(straight, common + " --set train.max_steps=10"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("frozen: "), std::string::npos) << r.output;
+  const StateDict parent = load_checkpoint(parent_checkpoint()).state.sub("model");
+  const StateDict trained = load_checkpoint(checkpoint_path(straight, 10)).state.sub("model");
+  int frozen = 0, moved = 0;
+  for (const auto& [name, t] : trained.tensors) {
+    const bool is_frozen = name.rfind("encoder/", 0) == 0 || name.rfind("decoder/embedding/", 0) == 0;
+    const bool same = t.to_vector() == parent.tensors.at(name).to_vector();
+    EXPECT_EQ(same, is_frozen) << name;
+    (is_frozen ? frozen : moved) += 1;
+  }
+  EXPECT_GT(frozen, 2);
+  EXPECT_GT(moved, 2);
+  const std::string said = r.output.substr(r.output.find("frozen: "));
+  int64_t kept = 0, all = 0;
+  ASSERT_EQ(std::sscanf(said.c_str(), "frozen: %ld of the %ld parameter values", &kept, &all), 2) << said;
+  int64_t expected = 0;
+  for (const auto& [name, t] : parent.tensors)
+    if (name.rfind("encoder/", 0) == 0 || name.rfind("decoder/embedding/", 0) == 0) expected += t.numel();
+  EXPECT_EQ(kept, expected);
+
+  r = run_luong(child_command(stopped, common + " --quiet --set train.max_steps=5"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  r = run_luong(child_command(stopped, common + " --quiet --set train.max_steps=10 --resume auto"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  expect_bitwise_equal(trained, load_checkpoint(checkpoint_path(stopped, 10)).state.sub("model"));
+
+  r = run_luong(
+      child_command(fresh_dir("freeze_all"), common + " --set train.freeze=encoder,decoder --set train.max_steps=3"));
+  EXPECT_EQ(r.status, 1) << r.output;
+  EXPECT_NE(r.output.find("luong: error: train.freeze: encoder,decoder covers every parameter of the model: nothing "
+                          "would train"),
             std::string::npos)
       << r.output;
 }

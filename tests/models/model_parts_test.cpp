@@ -1,7 +1,7 @@
-// train.init_skip at the unit level: the list is read as written, a part covers the parameters under its
-// module path (not a sibling whose name merely starts alike), and a name that is no part of the model is an
-// error that suggests the closest part.
-#include "models/nmt/skipped_parameters.h"
+// Parts of a model named in a config (train.init_skip, train.freeze) at the unit level: the list is read as written, a
+// part covers the parameters under its module path (not a sibling whose name merely starts alike), and a name that is
+// no part of the model is an error that suggests the closest part.
+#include "models/nmt/model_parts.h"
 
 #include <gtest/gtest.h>
 
@@ -21,31 +21,32 @@ ModelConfig two_layers(bool tie) {
   return c;
 }
 
-TEST(SkipList, SplitsOnCommasAndTrimsSpaces) {
-  EXPECT_EQ(skip_list(" decoder , encoder.lstm.1,,"), (std::vector<std::string>{"decoder", "encoder.lstm.1"}));
-  EXPECT_TRUE(skip_list("").empty());
-  EXPECT_TRUE(skip_list(" , ").empty());
+TEST(PartList, SplitsOnCommasAndTrimsSpaces) {
+  EXPECT_EQ(part_list(" decoder , encoder.lstm.1,,"), (std::vector<std::string>{"decoder", "encoder.lstm.1"}));
+  EXPECT_TRUE(part_list("").empty());
+  EXPECT_TRUE(part_list(" , ").empty());
 }
 
-TEST(SkippedParameters, APartCoversTheParametersUnderItsModulePath) {
+TEST(ModelParts, APartCoversTheParametersUnderItsModulePath) {
   const NmtModel m(two_layers(false));
-  EXPECT_EQ(skipped_parameters("decoder.output", m),
+  EXPECT_EQ(parameters_in_parts("train.init_skip", "decoder.output", m),
             (std::set<std::string>{"decoder.output.weight", "decoder.output.bias"}));
-  EXPECT_EQ(skipped_parameters("encoder.lstm.1, decoder.combine.weight", m),
+  EXPECT_EQ(parameters_in_parts("train.init_skip", "encoder.lstm.1, decoder.combine.weight", m),
             (std::set<std::string>{"encoder.lstm.1.weight_ih", "encoder.lstm.1.weight_hh", "encoder.lstm.1.bias",
                                    "decoder.combine.weight"}));
   std::set<std::string> decoder;
   for (const auto& [name, v] : m.named_parameters())
     if (name.rfind("decoder.", 0) == 0) decoder.insert(name);
-  EXPECT_EQ(skipped_parameters("decoder", m), decoder);
-  EXPECT_TRUE(skipped_parameters("", m).empty());
+  EXPECT_EQ(parameters_in_parts("train.init_skip", "decoder", m), decoder);
+  EXPECT_TRUE(parameters_in_parts("train.init_skip", "", m).empty());
 }
 
-TEST(SkippedParameters, ANameThatIsNoPartIsRefusedWithTheClosestPart) {
+TEST(ModelParts, ANameThatIsNoPartIsRefusedWithTheClosestPart) {
   // With tied embeddings the output layer is a bias alone: "decoder.output" is not a prefix of its module path.
   const NmtModel tied(two_layers(true));
-  EXPECT_EQ(skipped_parameters("decoder.output_bias", tied), (std::set<std::string>{"decoder.output_bias"}));
-  const std::string e = error_of([&] { skipped_parameters("decoder.output", tied); });
+  EXPECT_EQ(parameters_in_parts("train.init_skip", "decoder.output_bias", tied),
+            (std::set<std::string>{"decoder.output_bias"}));
+  const std::string e = error_of([&] { parameters_in_parts("train.init_skip", "decoder.output", tied); });
   EXPECT_EQ(e.rfind("train.init_skip: 'decoder.output' names no part of this model; did you mean "
                     "'decoder.output_bias'? (its parts are module paths and parameter names as `luong` names them: "
                     "encoder.embedding, encoder.lstm, decoder.output_bias, decoder.embedding, decoder.lstm, "
@@ -53,7 +54,9 @@ TEST(SkippedParameters, ANameThatIsNoPartIsRefusedWithTheClosestPart) {
                     0),
             0u)
       << e;
-  EXPECT_NE(error_of([&] { skipped_parameters("decoder, encoder.lstm.2", tied); }).find("'encoder.lstm.2'"),
+  EXPECT_NE(error_of([&] {
+              parameters_in_parts("train.init_skip", "decoder, encoder.lstm.2", tied);
+            }).find("'encoder.lstm.2'"),
             std::string::npos);
 }
 
@@ -64,7 +67,7 @@ TEST(DropSkipped, RemovesTheEntriesFromTheCheckpointAndTheDestinations) {
   source.state = model_tensors(m);
   StateDict destinations = model_tensors(m);
   const size_t all = source.state.tensors.size();
-  drop_skipped(skipped_parameters("decoder.output", m), source, destinations);
+  drop_skipped(parameters_in_parts("train.init_skip", "decoder.output", m), source, destinations);
   EXPECT_EQ(source.state.tensors.size(), all - 2);
   EXPECT_EQ(destinations.tensors.size(), all - 2);
   EXPECT_FALSE(source.state.tensors.contains("model/decoder/output/weight"));

@@ -1,4 +1,4 @@
-#include "models/nmt/skipped_parameters.h"
+#include "models/nmt/model_parts.h"
 
 #include "framework/core/error.h"
 #include "framework/core/suggest.h"
@@ -28,7 +28,7 @@ bool under(const std::string& name, const std::string& part) {
 
 }  // namespace
 
-std::vector<std::string> skip_list(const std::string& spec) {
+std::vector<std::string> part_list(const std::string& spec) {
   std::vector<std::string> out;
   size_t start = 0;
   while (start <= spec.size()) {
@@ -42,10 +42,10 @@ std::vector<std::string> skip_list(const std::string& spec) {
   return out;
 }
 
-std::set<std::string> skipped_parameters(const std::string& spec, const NmtModel& model) {
+std::set<std::string> parameters_in_parts(const std::string& key, const std::string& spec, const NmtModel& model) {
   const std::vector<std::string> parts = parts_of(model);
   std::set<std::string> out;
-  for (const std::string& item : skip_list(spec)) {
+  for (const std::string& item : part_list(spec)) {
     bool found = false;
     for (const auto& [name, v] : model.named_parameters())
       if (under(name, item)) out.insert(name), found = true;
@@ -57,7 +57,7 @@ std::set<std::string> skipped_parameters(const std::string& spec, const NmtModel
     std::string hint = did_you_mean(item, parts);
     for (const std::string& p : parts)
       if (hint.empty() && p.rfind(item, 0) == 0) hint = "; did you mean '" + p + "'?";
-    LUONG_FAIL("train.init_skip: '", item, "' names no part of this model", hint,
+    LUONG_FAIL(key, ": '", item, "' names no part of this model", hint,
                " (its parts are module paths and parameter names as `luong` names them: ", join_names(top, ", "),
                ", and the layers and parameters under them)");
   }
