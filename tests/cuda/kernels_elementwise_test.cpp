@@ -16,6 +16,8 @@
 #include "framework/kernels/cuda/device.h"
 #include "framework/kernels/cuda/kernels.h"
 #include "framework/ops/tensor_math.h"
+#include "framework/optim/frozen_parameters.h"
+#include "framework/optim/optimizer.h"
 #include "framework/optim/weight_average.h"
 #include "tests/cuda/kernel_pair.h"
 
@@ -250,6 +252,39 @@ TEST(CudaOptim, ParameterAverageOnTheDeviceIsTheCpus) {
   restored.restore(cpu_average.average(), 4, gpu_params);  // host values onto the parameters' device
   EXPECT_EQ(restored.average().device(), Device::cuda());
   EXPECT_EQ(restored.average().to(Device::cpu()).to_vector(), cpu_average.average().to_vector());
+}
+
+// train.freeze on a device: the frozen spans of a device gradient are zeroed and a device update undone, with
+// the CPU's bits everywhere else.
+TEST(CudaOptim, FrozenParametersOnTheDeviceAreTheCpus) {
+  LUONG_REQUIRE_CUDA();
+  const auto flat = [](Device device) {
+    std::vector<Variable> ps;
+    for (int64_t k = 0; k < 3; ++k)
+      ps.emplace_back(random_tensor({1000 + k}, DType::f32, Device::cpu(), 50 + static_cast<uint64_t>(k)), true, "p");
+    FlatParameters fp(ps, device);
+    fp.grad().copy_(random_tensor({fp.numel()}, DType::f32, Device::cpu(), 60));
+    return fp;
+  };
+  FlatParameters cpu = flat(Device::cpu()), gpu = flat(Device::cuda());
+  FrozenParameters cpu_frozen(cpu, {0, 2}), gpu_frozen(gpu, {0, 2});
+  cpu_frozen.hold(cpu), gpu_frozen.hold(gpu);
+  cpu_frozen.zero_grads(cpu), gpu_frozen.zero_grads(gpu);
+  EXPECT_EQ(gpu.grad().to(Device::cpu()).to_vector(), cpu.grad().to_vector());
+  OptimizerOptions o;
+  o.weight_decay = 0.1;
+  const auto cpu_adam = make_optimizer("adam", o), gpu_adam = make_optimizer("adam", o);
+  cpu_adam->step(cpu, 0.01, 1.0), gpu_adam->step(gpu, 0.01, 1.0);
+  cpu_frozen.restore(cpu), gpu_frozen.restore(gpu);
+  // Frozen: the values they started with, bit for bit; trained: the CPU's update to rounding.
+  EXPECT_EQ(gpu.data().narrow(0, 1000).to(Device::cpu()).to_vector(),
+            random_tensor({1000}, DType::f32, Device::cpu(), 50).to_vector());
+  EXPECT_EQ(gpu.data().narrow(2001, 1002).to(Device::cpu()).to_vector(),
+            random_tensor({1002}, DType::f32, Device::cpu(), 52).to_vector());
+  const std::vector<double> g = gpu.data().to(Device::cpu()).to_vector(), c = cpu.data().to_vector();
+  ASSERT_EQ(g.size(), c.size());
+  for (size_t i = 1000; i < 2001; ++i) EXPECT_NEAR(g[i], c[i], 1e-6) << i;
+  EXPECT_NE(g[1500], random_tensor({1001}, DType::f32, Device::cpu(), 51).to_vector()[500]);
 }
 
 TEST(CudaGather, EmbeddingForwardCopiesRowsAndReportsTheFirstBadId) {
