@@ -143,6 +143,31 @@ TEST_F(DistTrainTest, TwoRanksStartingFromACheckpointEqualOneProcess) {
   EXPECT_LE(max_rel_diff(checkpoint_path(one, 15), checkpoint_path(two, 15)), 1e-6);
 }
 
+// A transfer start under mpirun: every rank builds its own vocabularies (train.init_vocabulary = data), carries
+// the parent's entries, and keeps the frozen encoder as it is; 2 ranks train as one process with the global
+// batch does, and the encoder ends as the parent had it on both.
+TEST_F(DistTrainTest, TwoRanksWithOwnVocabulariesAndAFrozenEncoderEqualOneProcess) {
+  const std::string parent = fresh_dir("dist_freeze_parent");
+  ASSERT_EQ(run_luong(args(parent, 16, 10, "--set data.bpe_merges=20")).status, 0);
+  const std::string start = "--set train.init_from=" + checkpoint_path(parent, 10) +
+                            " --set train.init_vocabulary=data --set data.bpe_merges=25 --set train.freeze=encoder";
+  const std::string one = fresh_dir("dist_freeze_one"), two = fresh_dir("dist_freeze_two");
+  const RunResult r1 = run_luong(args(one, 16, 10, start));
+  ASSERT_EQ(r1.status, 0) << r1.output;
+  const RunResult r2 = run_mpi(args(two, 8, 10, start));
+  ASSERT_EQ(r2.status, 0) << r2.output;
+  EXPECT_LE(max_rel_diff(checkpoint_path(one, 10), checkpoint_path(two, 10)), 1e-6);
+  const StateDict before = load_checkpoint(checkpoint_path(parent, 10)).state.sub("model");
+  const StateDict after = load_checkpoint(checkpoint_path(two, 10)).state.sub("model");
+  int compared = 0;
+  for (const auto& [name, t] : after.tensors)
+    if (name.rfind("encoder/lstm/", 0) == 0) {
+      EXPECT_EQ(t.to_vector(), before.tensors.at(name).to_vector()) << name;
+      ++compared;
+    }
+  EXPECT_GT(compared, 0);
+}
+
 // Gradient accumulation: one process training each step's batch in 2 parts takes the steps of 2 processes,
 // dropout included (part m of rank r draws rank r x 2 + m's stream); and 2 processes accumulating 2 parts
 // each (the reducer syncing only the last part's backward) take the steps of one process in 4 parts; and a
