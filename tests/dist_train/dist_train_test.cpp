@@ -43,16 +43,23 @@ class DistTrainTest : public ::testing::Test {
   static RunResult run_mpi(const std::string& a) {
     return run_luong_shell(std::string(kMpirun) + LUONG_BINARY + " " + a + " 2>&1");
   }
+  // One process with batch 16 in `one`, two ranks with batch 8 each in `two`, `steps` steps, both options
+  // `extra`; both must succeed.
+  void train_one_and_two_ranks(const std::string& one, const std::string& two, int steps,
+                               const std::string& extra = "") const {
+    const RunResult r1 = run_luong(args(one, 16, steps, extra));
+    ASSERT_EQ(r1.status, 0) << r1.output;
+    const RunResult r2 = run_mpi(args(two, 8, steps, extra));
+    ASSERT_EQ(r2.status, 0) << r2.output;
+  }
   static std::string data_;
 };
 std::string DistTrainTest::data_;
 
 TEST_F(DistTrainTest, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
   const std::string one = fresh_dir("dist_one"), two = fresh_dir("dist_two");
-  const RunResult r1 = run_luong(args(one, 16, 15));
-  ASSERT_EQ(r1.status, 0) << r1.output;
-  const RunResult r2 = run_mpi(args(two, 8, 15));
-  ASSERT_EQ(r2.status, 0) << r2.output;
+  train_one_and_two_ranks(one, two, 15);
+  if (HasFatalFailure()) return;
   EXPECT_LE(max_rel_diff(checkpoint_path(one, 15), checkpoint_path(two, 15)), 1e-6);
   // And they moved: the result is not just the shared initialisation.
   EXPECT_GT(max_rel_diff(checkpoint_path(one, 5), checkpoint_path(one, 15)), 1e-3);
@@ -63,10 +70,8 @@ TEST_F(DistTrainTest, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
 TEST_F(DistTrainTest, TwoRanksKeepTheParameterAverageOfOneProcess) {
   const std::string one = fresh_dir("dist_ema_one"), two = fresh_dir("dist_ema_two");
   const std::string ema = "--set optim.ema_decay=0.8";
-  const RunResult r1 = run_luong(args(one, 16, 15, ema));
-  ASSERT_EQ(r1.status, 0) << r1.output;
-  const RunResult r2 = run_mpi(args(two, 8, 15, ema));
-  ASSERT_EQ(r2.status, 0) << r2.output;
+  train_one_and_two_ranks(one, two, 15, ema);
+  if (HasFatalFailure()) return;
   EXPECT_LE(max_rel_diff(checkpoint_path(one, 15), checkpoint_path(two, 15)), 1e-6);
   const StateDict a = load_checkpoint(checkpoint_path(one, 15)).state.sub("ema"),
                   b = load_checkpoint(checkpoint_path(two, 15)).state.sub("ema");
@@ -107,10 +112,8 @@ TEST_F(DistTrainTest, TwoRanksOnSubwordUnitsEqualOneProcess) {
                                              std::vector<std::string>{"bpe/merges_src", "bpe/merges_tgt"}}}) {
     SCOPED_TRACE(form.empty() ? "joint" : "per side");
     const std::string one = fresh_dir("dist_bpe_one"), two = fresh_dir("dist_bpe_two");
-    const RunResult r1 = run_luong(args(one, 16, 10, "--set data.bpe_merges=20" + form));
-    ASSERT_EQ(r1.status, 0) << r1.output;
-    const RunResult r2 = run_mpi(args(two, 8, 10, "--set data.bpe_merges=20" + form));
-    ASSERT_EQ(r2.status, 0) << r2.output;
+    train_one_and_two_ranks(one, two, 10, "--set data.bpe_merges=20" + form);
+    if (HasFatalFailure()) return;
     EXPECT_LE(max_rel_diff(checkpoint_path(one, 10), checkpoint_path(two, 10)), 1e-6);
     const Checkpoint a = load_checkpoint(checkpoint_path(one, 10)), b = load_checkpoint(checkpoint_path(two, 10));
     for (const std::string& key : keys) EXPECT_EQ(b.state.strings.at(key), a.state.strings.at(key)) << key;
@@ -125,10 +128,8 @@ TEST_F(DistTrainTest, TwoRanksStartingFromACheckpointEqualOneProcess) {
   ASSERT_EQ(p.status, 0) << p.output;
   const std::string init = "--set train.init_from=" + checkpoint_path(parent, 10);
   const std::string one = fresh_dir("dist_init_one"), two = fresh_dir("dist_init_two");
-  const RunResult r1 = run_luong(args(one, 16, 10, init));
-  ASSERT_EQ(r1.status, 0) << r1.output;
-  const RunResult r2 = run_mpi(args(two, 8, 10, init));
-  ASSERT_EQ(r2.status, 0) << r2.output;
+  train_one_and_two_ranks(one, two, 10, init);
+  if (HasFatalFailure()) return;
   EXPECT_LE(max_rel_diff(checkpoint_path(one, 10), checkpoint_path(two, 10)), 1e-6);
   // The job holds the parent's merges (its config learns none): its ranks read the parent's checkpoint.
   EXPECT_EQ(load_checkpoint(checkpoint_path(two, 10)).state.strings.at("bpe/merges"),
@@ -152,10 +153,8 @@ TEST_F(DistTrainTest, TwoRanksWithOwnVocabulariesAndAFrozenEncoderEqualOneProces
   const std::string start = "--set train.init_from=" + checkpoint_path(parent, 10) +
                             " --set train.init_vocabulary=data --set data.bpe_merges=25 --set train.freeze=encoder";
   const std::string one = fresh_dir("dist_freeze_one"), two = fresh_dir("dist_freeze_two");
-  const RunResult r1 = run_luong(args(one, 16, 10, start));
-  ASSERT_EQ(r1.status, 0) << r1.output;
-  const RunResult r2 = run_mpi(args(two, 8, 10, start));
-  ASSERT_EQ(r2.status, 0) << r2.output;
+  train_one_and_two_ranks(one, two, 10, start);
+  if (HasFatalFailure()) return;
   EXPECT_LE(max_rel_diff(checkpoint_path(one, 10), checkpoint_path(two, 10)), 1e-6);
   const StateDict before = load_checkpoint(checkpoint_path(parent, 10)).state.sub("model");
   const StateDict after = load_checkpoint(checkpoint_path(two, 10)).state.sub("model");
