@@ -59,8 +59,8 @@ def run_json(cmd, env_updates, unset=()):
 
 
 def timing_args(a):
-    return ["--warmup", str(a.warmup), "--steps", str(a.steps), "--windows", str(a.windows), "--json",
-            "--precision", a.precision]
+    return (["--warmup", str(a.warmup), "--steps", str(a.steps), "--windows", str(a.windows), "--json",
+             "--precision", a.precision] + (["--freeze", a.freeze] if a.freeze else []))
 
 
 def configurations(a, luong_bin):
@@ -138,7 +138,8 @@ def table(results, device):
     torch = [r for r in results if r["framework"].startswith("PyTorch")]
     best_torch = max(torch, key=lambda r: r["tokens_per_s"]) if torch else None
     gpu = device.startswith("cuda")
-    gflop = gemm_gflop_per_step(results[0]["shape"])
+    # With frozen parts some backward GEMMs are skipped, so the full step's GEMM work would overstate the rate.
+    gflop = None if "frozen" in results[0] else gemm_gflop_per_step(results[0]["shape"])
     head = "| framework | threads / settings | target tokens/s | step (ms) | GEMM GFLOP/s | peak RSS (MB) |"
     head += " peak device memory (MB) |" if gpu else ""
     mem_key, _ = memory_measure(device)
@@ -146,7 +147,7 @@ def table(results, device):
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
     for r in luong + torch:
         row = (f"| {r['framework']} | {r['settings']} | {fmt(r['tokens_per_s'])} | {fmt(r['step_ms'], 1)} | "
-               f"{fmt(gflop / (r['step_ms'] / 1e3), 1)} | {fmt(r['peak_rss_mb'])} |")
+               f"{fmt(gflop / (r['step_ms'] / 1e3), 1) if gflop else '-'} | {fmt(r['peak_rss_mb'])} |")
         if gpu:
             row += f" {fmt(r.get('peak_device_mb', 0))} |"
         if r in luong and best_torch:
@@ -186,7 +187,7 @@ def roofline(results, device, precision):
     """The step's GEMM work at the cores' measured FMA peak (luong_step_bench's cpu_fma_peak, bench/fma_peak.h):
     a floor no framework can beat on these cores, and how far each side's step is from it. Float32 only: bf16
     GEMMs on AMX tiles are not bound by the float32 FMA rate."""
-    if device.startswith("cuda") or precision != "fp32":
+    if device.startswith("cuda") or precision != "fp32" or "frozen" in results[0]:
         return []
     peak = next((r["cpu_fma_peak"] for r in results if "cpu_fma_peak" in r), None)
     if not peak or not peak.get("all_threads_gflops"):
@@ -239,6 +240,8 @@ def main():
                     help="GEMM precision of both sides: fp32 (no TF32), tf32 (GPU only), or bf16 (luong's "
                          "train.precision=bf16 against torch.autocast bfloat16; on a CPU both use AMX where "
                          "the CPU has it)")
+    ap.add_argument("--freeze", default="", metavar="PARTS",
+                    help="a fine-tuning step: these parts' gradients off in both (luong's train.freeze names)")
     ap.add_argument("--out", default=None, help="also write the table (Markdown) to this file")
     ap.add_argument("--json-out", default=None, help="write every raw measurement (JSON) to this file")
     a = ap.parse_args()
@@ -274,6 +277,9 @@ def main():
           f"GEMM work per step: {gemm_gflop_per_step(shape):.1f} GFLOP (forward and both backward GEMMs); the "
           f"GEMM GFLOP/s column is that work divided by the step time, to set against the machine's GEMM rate "
           f"(build/bench/engine_bench, bench/gpu_bench).", "", table(results, a.device)]
+    if a.freeze:
+        md.insert(3, f"Frozen: {a.freeze} ({results[0]['frozen']['parameters']:,} parameter values; gradients off in "
+                     f"both frameworks), so the GEMM work above is the full step's and the GEMM column is left out.")
     md += best_per_torch(results, a.device)
     md += roofline(results, a.device, a.precision)
     imports = [r["import_rss_mb"] for r in results if "import_rss_mb" in r]

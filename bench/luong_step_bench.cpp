@@ -1,10 +1,12 @@
 // luong training-step benchmark: the NMT model on synthetic batches, timed as the trainer runs a step
 // (forward + summed cross-entropy + backward + gradient / tokens + global-norm clip + SGD). The PyTorch
 // counterpart is bench/torch_reference/step_bench.py; bench/compare.py runs both and prints the table.
-//   luong_step_bench [--preset cpu|paper] [--device cpu|cuda] [--json] [--batch 64 ...]
+//   luong_step_bench [--preset cpu|paper] [--device cpu|cuda] [--json] [--batch 64 ...] [--freeze encoder]
 // Presets: cpu = the model (embeddings 256, 2 x 256 LSTM, general attention with input feeding,
 // vocabulary 8000, batch 64, source and target length 20); paper = Luong et al.'s WMT model (4 x 1000,
 // vocabulary 50000, batch 128, length 50), meant for --device cuda. No dropout, SGD lr 1.0, clip 5.
+// --freeze takes train.freeze's parts and runs the trainer's fine-tuning step: their gradients off, zeroed
+// before the clip, their values put back after the update.
 // Reports the median of --windows timed windows after --warmup steps, and the peak RSS (VmHWM).
 #include <omp.h>
 
@@ -13,8 +15,10 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,9 +33,11 @@
 #include "framework/memory/allocator.h"
 #include "framework/ops/weight_gemm.h"
 #include "framework/optim/average_and_clip.h"
+#include "framework/optim/frozen_parameters.h"
 #include "framework/optim/optimizer.h"
 #include "framework/train/captured_step.h"
 #include "models/nmt/model.h"
+#include "models/nmt/model_parts.h"
 #include "tests/support/bench_util.h"
 
 using namespace luong;
@@ -55,6 +61,7 @@ struct BenchArgs {
   std::string precision = "fp32";  // GEMM precision: fp32 | tf32 | bf16 (train.precision)
   std::string bf16_weight_copies = "on";  // off: every bf16 product on CUDA converts its weight again
   std::string cuda_graph = "off";         // on: the step through CapturedStep (a CUDA graph on a GPU)
+  std::string freeze;                     // train.freeze's parts, "" = none
 };
 
 BenchShape preset_shape(const std::string& name) {
@@ -110,6 +117,15 @@ nlohmann::json run(const BenchArgs& a) {
   std::vector<Variable> params;
   for (auto& [name, v] : model.named_parameters()) params.push_back(v);
   FlatParameters flat(params, device);
+  std::unique_ptr<FrozenParameters> frozen;  // as the trainer's train.freeze
+  if (!a.freeze.empty()) {
+    const std::set<std::string> names = nmt::parameters_in_parts("--freeze", a.freeze, model);
+    std::vector<size_t> indices;
+    for (size_t i = 0; i < params.size(); ++i)
+      if (names.contains(params[i].name())) indices.push_back(i);
+    frozen = std::make_unique<FrozenParameters>(flat, indices);
+    frozen->hold(flat);
+  }
   allocator_for(Device::cpu()).empty_cache();  // as luong train after set-up (Allocator::empty_cache)
   auto sgd = make_optimizer("sgd");
 
@@ -123,9 +139,11 @@ nlohmann::json run(const BenchArgs& a) {
     flat.zero_grad();
     CrossEntropy ce = model.forward_loss(b.src, b.lengths, b.tgt_in, b.tgt_out);
     ce.loss.backward();
+    if (frozen) frozen->zero_grads(flat);
     // The trainer's: the norm read back (a sync on CUDA), the factor applied in the update's pass.
     const AveragedGradient g = measure_average_and_clip(flat.grad(), ce.tokens, a.clip);
     sgd->step(flat, a.lr, g.factor);
+    if (frozen) frozen->restore(flat);
   };
   // The same step recorded once and replayed (train/captured_step.h): the batch is copied into tensors the
   // graph reads, the clip stays on the device (same bits: tests/*/captured_step_test.cpp), and nothing is
@@ -141,8 +159,10 @@ nlohmann::json run(const BenchArgs& a) {
     flat.zero_grad();
     CrossEntropy ce = model.forward_loss(staged.src, staged.lengths, staged.tgt_in, staged.tgt_out);
     ce.loss.backward();
+    if (frozen) frozen->zero_grads(flat);
     average_and_clip_on_device_(flat.grad(), tokens, a.clip, clip_stats);
     sgd->step(flat, a.lr);
+    if (frozen) frozen->restore(flat);
   });
   auto step = [&](int i) {
     if (!graph) return eager_step(i);
@@ -211,6 +231,7 @@ nlohmann::json run(const BenchArgs& a) {
   r["precision"] = a.precision;
   if (device.is_cuda() && a.precision == "bf16") r["bf16_weight_copies"] = a.bf16_weight_copies;
   r["cuda_graph"] = a.cuda_graph;
+  if (frozen) r["frozen"] = {{"parts", a.freeze}, {"parameters", frozen->numel()}};
   if (graph) {  // the last step's clip outcome: a graph that computed nothing would not report a finite norm
     const AveragedGradient g = read_averaged_gradient(clip_stats);
     r["grad_norm"] = g.norm;
@@ -289,6 +310,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option("--seed", a.seed, "Initialisation and batch seed")->capture_default_str();
   app.add_flag("--json", a.json, "Print one JSON line (for bench/compare.py)");
+  app.add_option("--freeze", a.freeze, "Parts whose gradients are off, as train.freeze (\"encoder\", ...)");
   app.add_option("--precision", a.precision, "GEMM precision, as train.precision: fp32, tf32 or bf16")
       ->capture_default_str()
       ->check(CLI::IsMember({"fp32", "tf32", "bf16"}));
@@ -310,6 +332,10 @@ int main(int argc, char** argv) {
       std::printf("%s on %s, %s model %s: %s\n", r["framework"].get<std::string>().c_str(),
                   r["device"].get<std::string>().c_str(), r["preset"].get<std::string>().c_str(),
                   r["shape"].dump().c_str(), r["settings"].get<std::string>().c_str());
+      if (r.contains("frozen"))
+        std::printf("frozen (gradients off): %s, %lld parameter values\n",
+                    r["frozen"]["parts"].get<std::string>().c_str(),
+                    static_cast<long long>(r["frozen"]["parameters"].get<int64_t>()));
       std::printf("%.0f target tokens/s, %.1f ms/step (windows %s), peak RSS %.0f MB\n",
                   r["tokens_per_s"].get<double>(), r["step_ms"].get<double>(), r["window_step_ms"].dump().c_str(),
                   r["peak_rss_mb"].get<double>());

@@ -8,6 +8,10 @@ model of bench/luong_step_bench.cpp with the same shapes; its parameters are uni
 luong's. Prints the median of --windows timed windows after --warmup steps, and the peak RSS
 (ru_maxrss = VmHWM) of this process; --json prints one JSON line instead (for bench/compare.py).
 
+--freeze takes luong's train.freeze parts (encoder, encoder.embedding, encoder.lstm, decoder.embedding, decoder.lstm,
+decoder.attention, decoder.combine, decoder.output, decoder) and turns those modules' gradients off
+(requires_grad_(False)), as luong's trainer does for train.freeze.
+
 Thread settings must be fixed before torch loads: run each setting in a fresh process with
 OMP_NUM_THREADS / MKL_NUM_THREADS / OPENBLAS_NUM_THREADS set (compare.py does), --threads sets
 torch.set_num_threads.
@@ -37,6 +41,24 @@ PRESETS = {
 }
 
 
+def freeze_modules(model, spec):
+    """The modules of `model` that luong's train.freeze parts in `spec` name (comma-separated)."""
+    parts = {
+        "encoder.embedding": [model.src_embedding], "encoder.lstm": [model.encoder],
+        "decoder.embedding": [model.tgt_embedding], "decoder.lstm": [model.decoder],
+        "decoder.attention": [model.attn] if model.attn is not None else [],
+        "decoder.combine": [model.combine], "decoder.output": [model.output],
+    }
+    parts["encoder"] = parts["encoder.embedding"] + parts["encoder.lstm"]
+    parts["decoder"] = [m for k, ms in parts.items() if k.startswith("decoder.") for m in ms]
+    modules = []
+    for item in (x.strip() for x in spec.split(",")):
+        if item and item not in parts:
+            sys.exit(f"step_bench: --freeze: '{item}' is none of {', '.join(sorted(parts))}")
+        modules += parts.get(item, [])
+    return modules
+
+
 def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--preset", choices=sorted(PRESETS), default=None, help="default: cpu, or paper with cuda")
@@ -53,6 +75,7 @@ def parse_args():
     ap.add_argument("--windows", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--freeze", default="", help="luong's train.freeze parts whose gradients are off (e.g. encoder)")
     ap.add_argument("--precision", choices=("fp32", "tf32", "bf16"), default="fp32",
                     help="as luong's train.precision: fp32 (TF32 off), tf32 (TF32 GEMMs and cuDNN; CUDA only), "
                          "bf16 (torch.autocast to bfloat16 around forward and loss; on a CPU oneDNN's bf16 kernels, "
@@ -135,7 +158,11 @@ def main():
         model.src_embedding.weight[spec.pad_id].zero_()
         model.tgt_embedding.weight[spec.pad_id].zero_()
     model.to(device).train()
-    opt = torch.optim.SGD(model.parameters(), lr=a.lr)
+    frozen = sum(p.numel() for m in freeze_modules(model, a.freeze) for p in m.parameters())
+    for m in freeze_modules(model, a.freeze):
+        m.requires_grad_(False)
+    trained = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.SGD(trained, lr=a.lr)
     gen = torch.Generator().manual_seed(a.seed)
     batches = synthetic_batches(shape, device, gen)
     tokens_per_step = shape["batch"] * shape["tgt_len"]
@@ -146,7 +173,7 @@ def main():
         with autocast():
             loss_sum, tokens = model.loss(model(src, lengths, tgt_in), tgt_out)
         (loss_sum / tokens).backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), a.clip)
+        torch.nn.utils.clip_grad_norm_(trained, a.clip)
         opt.step()
 
     sync = torch.cuda.synchronize if cuda else (lambda: None)
@@ -184,6 +211,8 @@ def main():
         "import_rss_mb": IMPORT_RSS_MB,
         "parameters": sum(p.numel() for p in model.parameters()),
     }
+    if a.freeze:
+        result["frozen"] = {"parts": a.freeze, "parameters": frozen}
     if cuda:
         result["peak_device_mb"] = torch.cuda.max_memory_allocated() / 2**20
     if a.json:

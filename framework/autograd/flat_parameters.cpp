@@ -22,6 +22,7 @@ FlatParameters::FlatParameters(std::vector<Variable> params, Device device) : pa
     impl.data = slot;
     impl.grad = grad_.narrow(offsets_[i], n).view(impl.data.shape());
     impl.requires_grad = true;
+    impl.is_parameter = true;
   }
 }
 

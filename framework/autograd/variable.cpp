@@ -20,6 +20,11 @@ Variable::Variable(Tensor data, bool requires_grad, std::string name) : impl_(st
   impl_->name = std::move(name);
 }
 
+void Variable::set_requires_grad(bool on) {
+  LUONG_CHECK(is_leaf(), "set_requires_grad on '", impl_->name, "', which is not a leaf (made by an op)");
+  impl_->requires_grad = on;
+}
+
 Variable& Variable::operator=(const Variable& other) {
   if (this != &other) {
     std::shared_ptr<VariableImpl> keep = other.impl_;  // other may be the last handle besides this one

@@ -72,6 +72,9 @@ struct VariableImpl {
   GradReadyHook grad_ready_hook;
   int consumer_edges = 0;  // nodes holding this as an input (Node::attach / Node::release)
   bool shows_parameter = false;  // a slice or reshape of a parameter, in any grad mode (ops/weight_gemm.h)
+  // A model parameter (FlatParameters), trainable or frozen: a weight nothing writes during a pass, which
+  // ops/weight_gemm.h may pack once per scope even when its gradient is off.
+  bool is_parameter = false;
   PassUses pass_uses;            // the graph edges into this variable in the backward pass now running
 };
 
@@ -118,6 +121,9 @@ class Variable {
   void set_grad_ready_hook(GradReadyHook hook) { impl_->grad_ready_hook = std::move(hook); }
   // Points the gradient at a caller-owned buffer (a view into a flat gradient bucket).
   void set_grad_buffer(Tensor grad) { impl_->grad = std::move(grad); }
+  // Turns a leaf's gradient on or off (PyTorch's requires_grad_): off, ops on it record nothing for it, so
+  // backward neither computes its gradient nor, where no other input needs one, the work that led to it.
+  void set_requires_grad(bool on);
 
  private:
   // Lets go of impl_, releasing an interior variable's data when this was the last handle (see VariableImpl).

@@ -84,19 +84,25 @@ void Reducer::record(ReducerEvent::Kind kind, size_t index) {
 void Reducer::reset_pass() {
   pass_open_ = false;
   param_ready_.assign(params_.params().size(), 0);
-  pending_.resize(buckets_.size());
-  for (size_t b = 0; b < buckets_.size(); ++b) pending_[b] = buckets_[b].params.size();
   work_.assign(buckets_.size(), Work());
   completed_.assign(buckets_.size(), 0);
   next_launch_ = 0;
 }
 
+void Reducer::open_pass() {
+  pass_open_ = true;
+  timeline_.clear();
+  // A bucket waits for the hooks of its parameters that get a gradient: a frozen one (requires_grad off,
+  // train.freeze) fires none, and waiting for it would hold its bucket, and every later one, until finish().
+  // Counted here, not once at construction, because parameters are frozen after the reducer is made.
+  pending_.assign(buckets_.size(), 0);
+  for (size_t b = 0; b < buckets_.size(); ++b)
+    for (size_t i : buckets_[b].params) pending_[b] += params_.params()[i].requires_grad() ? 1 : 0;
+}
+
 void Reducer::on_grad_ready(size_t param) {
   if (!sync_enabled_) return;
-  if (!pass_open_) {
-    pass_open_ = true;
-    timeline_.clear();
-  }
+  if (!pass_open_) open_pass();
   record(ReducerEvent::Kind::hook, param);
   LUONG_CHECK(!param_ready_[param], "Reducer: the gradient of parameter ", param, " ('",
               params_.params()[param].name(), "') became ready twice in one pass; call finish() after each "

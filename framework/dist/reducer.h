@@ -6,7 +6,8 @@
 // own. The layout depends only on parameter sizes, so it is identical on every rank (checked at
 // construction by all-gathering its hash).
 //
-// Each parameter's gradient-ready hook marks it ready; when every parameter of a bucket is ready, the
+// Each parameter's gradient-ready hook marks it ready; when every parameter of a bucket is ready (every one
+// whose gradient is on: a frozen parameter, requires_grad off, fires no hook and is not waited for), the
 // bucket's asynchronous all-reduce is launched at once, in place on the flat buffer. Buckets are launched
 // strictly in bucket order (a ready bucket waits for the earlier ones), because every rank must issue its
 // collectives in the same order even when hooks fire in a different order. finish() launches whatever is
@@ -76,6 +77,7 @@ class Reducer {
 
  private:
   void on_grad_ready(size_t param);
+  void open_pass();  // at a pass's first hook
   void launch_ready_buckets();
   void launch(size_t bucket);
   void poll_in_flight();

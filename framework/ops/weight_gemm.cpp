@@ -96,7 +96,7 @@ PackedWeightScope::~PackedWeightScope() {
 bool is_parameter_view(const Variable& v) {
   if (!v.defined()) return false;
   const VariableImpl& impl = *v.impl();
-  return impl.shows_parameter || (impl.grad_fn == nullptr && impl.requires_grad);
+  return impl.shows_parameter || impl.is_parameter || (impl.grad_fn == nullptr && impl.requires_grad);
 }
 
 Variable mark_parameter_view(const Variable& source, Variable result) {

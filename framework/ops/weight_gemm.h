@@ -30,9 +30,9 @@ class PackedWeightScope {
   PackedWeightScope& operator=(const PackedWeightScope&) = delete;
 };
 
-// True for a trainable leaf (requires_grad) and for a slice or reshape of one, made with or without
-// gradient recording: the operands that may be packed once per scope. An activation (a fresh result of
-// arithmetic) is false.
+// True for a trainable leaf (requires_grad), a model parameter (frozen ones too: VariableImpl::is_parameter)
+// and a slice or reshape of either, made with or without gradient recording: the operands that may be packed once per
+// scope. An activation (a fresh result of arithmetic) is false.
 bool is_parameter_view(const Variable& v);
 // Called by slice and reshape on their result: marks it when its source is a parameter view. Returns it.
 Variable mark_parameter_view(const Variable& source, Variable result);

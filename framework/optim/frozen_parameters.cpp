@@ -6,11 +6,17 @@
 
 namespace luong {
 
-FrozenParameters::FrozenParameters(const FlatParameters& params, const std::vector<size_t>& indices) {
+FrozenParameters::FrozenParameters(FlatParameters& params, const std::vector<size_t>& indices) {
   std::vector<std::pair<int64_t, int64_t>> spans;
   for (size_t i : indices) {
     LUONG_CHECK(i < params.params().size(), "FrozenParameters: parameter ", i, " of ", params.params().size());
     spans.emplace_back(params.offset(i), params.params()[i].data().numel());
+  }
+  for (size_t i : indices) {
+    Variable p = params.params()[i];
+    if (!p.requires_grad()) continue;  // named twice
+    p.set_requires_grad(false);
+    frozen_.push_back(p);
   }
   std::sort(spans.begin(), spans.end());
   for (const auto& [offset, n] : spans) {
@@ -20,6 +26,10 @@ FrozenParameters::FrozenParameters(const FlatParameters& params, const std::vect
     else if (spans_.empty() || spans_.back().first + spans_.back().second < offset)
       spans_.emplace_back(offset, n);
   }
+}
+
+FrozenParameters::~FrozenParameters() {
+  for (Variable& p : frozen_) p.set_requires_grad(true);
 }
 
 int64_t FrozenParameters::numel() const {

@@ -308,8 +308,8 @@ TrainSummary Trainer::run() {
   if (frozen_) {
     frozen_->hold(task_.parameters());  // as started, or as the resumed checkpoint holds them
     say(str("frozen: ", frozen_->numel(), " of the ", task_.parameters().numel(),
-            " parameter values stay as they are (their gradients are zeroed and their values restored after each "
-            "update)"));
+            " parameter values stay as they are (backward computes no gradient for them; their values are restored "
+            "after each update)"));
   }
   if (ema_)
     say(str("keeping an exponential moving average of the parameters (optim.ema_decay ", opt_.ema_decay,

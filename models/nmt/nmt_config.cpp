@@ -207,8 +207,9 @@ void add_train(ConfigSchema& s) {
                "of the model is an error. Empty = every parameter from the checkpoint.");
   s.add_string("train.freeze", "",
                "Parts of the model that training leaves exactly as they are, named as train.init_skip names them "
-               "(a comma-separated list: encoder, decoder.embedding, encoder.embedding): their gradients are "
-               "zeroed before clipping and their values restored after each update (weight decay included). "
+               "(a comma-separated list: encoder, decoder.embedding, encoder.embedding): backward computes no "
+               "gradient for them (nor, for a frozen encoder, any of its backward), and their values are restored "
+               "after each update (weight decay included). "
                "With train.init_from: keep a trained encoder while the decoder learns, or fix embeddings "
                "(Marian's --embedding-fix-src / --embedding-fix-trg). Freezing every parameter is an error. Empty = "
                "everything trains.");

@@ -178,5 +178,37 @@ TEST(Reducer, CommunicationStartsBeforeBackwardEnds) {
     EXPECT_GT(launch_pos[b], hook_pos[reducer.buckets()[b].params[0]]) << "bucket " << b;
 }
 
+// train.freeze turns a parameter's gradient off: its hook never fires, and waiting for it would hold its
+// bucket and, buckets being launched in order, every later one until finish(). Frozen W_2 of six layers: every
+// bucket but the last still goes out during backward, and the frozen one's sum is zero.
+TEST(Reducer, AFrozenParameterHoldsNoBucketBack) {
+  auto pg = make_test_group();
+  constexpr int kLayers = 6, kWidth = 16, kFrozen = 2;
+  Generator gen(7);
+  std::vector<Variable> ws;
+  for (int l = 0; l < kLayers; ++l)
+    ws.emplace_back(Tensor::from(uniform_values(gen, kWidth * kWidth, -0.2, 0.2), {kWidth, kWidth}, DType::f64), true,
+                    "w" + std::to_string(l));
+  FlatParameters flat(ws, Device::cpu());
+  ReducerOptions opt;
+  opt.first_bucket_mb = opt.bucket_mb = kWidth * kWidth * 8 / kMiB;  // one weight per bucket
+  Reducer reducer(flat, *pg, opt);  // made before the freezing, as the trainer makes it
+  ws[kFrozen].set_requires_grad(false);
+
+  Variable h(Tensor::from(uniform_values(gen, 8 * kWidth, -1, 1), {8, kWidth}, DType::f64));
+  for (const auto& w : ws) h = tanh(matmul(h, w));
+  flat.zero_grad();
+  sum(h).backward();
+  using Kind = ReducerEvent::Kind;
+  size_t launched_during_backward = 0;
+  for (const auto& e : reducer.timeline()) launched_during_backward += e.kind == Kind::launch ? 1 : 0;
+  reducer.finish();
+  // Bucket b holds layer kLayers - 1 - b; the last hook (W_0's) launches the last bucket, all the others before.
+  EXPECT_EQ(launched_during_backward, static_cast<size_t>(kLayers));
+  const std::vector<double> g = flat.grad().to_vector();
+  for (int64_t k = 0; k < kWidth * kWidth; ++k) ASSERT_EQ(g[static_cast<size_t>(flat.offset(kFrozen) + k)], 0.0);
+  EXPECT_NE(g[static_cast<size_t>(flat.offset(kFrozen + 1))], 0.0);
+}
+
 }  // namespace
 }  // namespace luong::testing

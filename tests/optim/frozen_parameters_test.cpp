@@ -1,6 +1,6 @@
 // train.freeze's mechanism (optim/frozen_parameters.h): the frozen parameters' spans of the flat buffers
-// (neighbours merged), their gradients zeroed and nothing else, and their values put back after an update
-// that moved them (AdamW's weight decay does without a gradient).
+// (neighbours merged), their gradients off while it lives, zeroed and nothing else, and their values put back after an
+// update that moved them (AdamW's weight decay does without a gradient).
 #include "framework/optim/frozen_parameters.h"
 
 #include <gtest/gtest.h>
@@ -33,6 +33,17 @@ TEST(FrozenParameters, ZeroesTheFrozenGradientsAndNoOthers) {
   EXPECT_EQ(frozen.numel(), 6);
   frozen.zero_grads(fp);
   EXPECT_EQ(fp.grad().to_vector(), (std::vector<double>{0, 0, 12, 13, 14, 0, 0, 0, 0, 19}));
+}
+
+TEST(FrozenParameters, TurnsTheFrozenGradientsOffWhileItLives) {
+  FlatParameters fp = four_parameters();
+  {
+    const FrozenParameters frozen(fp, {3, 1, 3});
+    std::vector<bool> on;
+    for (const auto& p : fp.params()) on.push_back(p.requires_grad());
+    EXPECT_EQ(on, (std::vector<bool>{true, false, true, false}));
+  }
+  for (const auto& p : fp.params()) EXPECT_TRUE(p.requires_grad()) << "back on once the object is gone";
 }
 
 TEST(FrozenParameters, NeighboursBecomeOneSpanAndRepeatsCountOnce) {
