@@ -1,8 +1,8 @@
 // The whole NMT model on CUDA against the float64 CPU reference: the summed loss and every parameter's
 // gradient of a padded batch, for each attention family (global dot / general / concat, local-m, local-p,
-// bidirectional and reversed sources, tied embeddings, dropout, no input feeding), and greedy and beam
-// decoding token for token. The op parity cases check each op alone; this checks how the model composes
-// them on the device (the fused LSTM cell, the fused generator + loss, masks, reversal, row selection).
+// bidirectional and reversed sources, tied embeddings, dropout, no input feeding, frozen parts), and greedy
+// and beam decoding token for token. The op parity cases check each op alone; this checks how the model
+// composes them on the device (the fused LSTM cell, the fused generator + loss, masks, reversal, row selection).
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -129,14 +129,25 @@ std::vector<Variant> variants() {
   return v;
 }
 
-// Checks one device run against the float64 CPU run of the same parameters.
-void expect_matches_reference(const Variant& v, Device device, DType dtype, double tolerance) {
-  SCOPED_TRACE(v.what + " on " + device.name() + " as " + dtype_name(dtype));
+// Turns off the gradients of the parameters whose names start with `prefix` (train.freeze's mechanism).
+void freeze(const NmtModel& m, const std::string& prefix) {
+  if (prefix.empty()) return;
+  for (auto& [name, p] : m.named_parameters())
+    if (name.rfind(prefix, 0) == 0) p.set_requires_grad(false);
+}
+
+// Checks one device run against the float64 CPU run of the same parameters; with `frozen`, the parameters
+// under that prefix get no gradient on either side, and the others must still match.
+void expect_matches_reference(const Variant& v, Device device, DType dtype, double tolerance,
+                              const std::string& frozen = "") {
+  SCOPED_TRACE(v.what + " on " + device.name() + " as " + dtype_name(dtype) + (frozen.empty() ? "" : ", frozen ") +
+               frozen);
   Generator init(3);
   NmtModel ref(v.cfg, init, DType::f64);
   const Batch batch(v.cfg);
-  const LossAndGrads want = loss_and_grads(ref, batch, Device::cpu());
   const auto dev = copy_of(ref, dtype, device);
+  freeze(ref, frozen), freeze(*dev, frozen);
+  const LossAndGrads want = loss_and_grads(ref, batch, Device::cpu());
   const LossAndGrads got = loss_and_grads(*dev, batch, device);
 
   EXPECT_EQ(got.tokens, want.tokens);
@@ -145,6 +156,9 @@ void expect_matches_reference(const Variant& v, Device device, DType dtype, doub
   ASSERT_EQ(got.grads.size(), want.grads.size());
   for (size_t i = 0; i < want.grads.size(); ++i) {
     ASSERT_EQ(got.grads[i].defined(), want.grads[i].defined()) << names[i].first;
+    if (!frozen.empty()) {
+      EXPECT_EQ(names[i].first.rfind(frozen, 0) != 0, want.grads[i].defined()) << names[i].first;
+    }
     if (!want.grads[i].defined()) continue;
     EXPECT_LE(max_mixed_error(got.grads[i], want.grads[i]), tolerance) << "gradient of " << names[i].first;
   }
@@ -153,6 +167,18 @@ void expect_matches_reference(const Variant& v, Device device, DType dtype, doub
 // The harness and its float32 tolerance, on machines without a GPU too.
 TEST(CudaModelParity, CpuFloat32LossAndGradientsMatchFloat64) {
   for (const auto& v : variants()) expect_matches_reference(v, Device::cpu(), DType::f32, 2e-5);
+}
+
+// train.freeze on the device: the ops skip the frozen parts' gradients there as on the CPU, and the trained
+// parameters' gradients still match the reference (a frozen encoder skips its whole backward; a frozen
+// decoder LSTM only its weight products).
+TEST(CudaModelParity, FrozenPartsGetNoGradientAndTheRestMatch) {
+  for (const char* frozen : {"encoder.", "decoder.lstm.", "decoder.embedding."}) {
+    for (const auto& v : variants()) expect_matches_reference(v, Device::cpu(), DType::f32, 2e-5, frozen);
+    if (cuda_available()) {
+      for (const auto& v : variants()) expect_matches_reference(v, Device::cuda(0), DType::f32, 2e-5, frozen);
+    }
+  }
 }
 
 TEST(CudaModelParity, Float64LossAndGradientsMatchTheCpu) {

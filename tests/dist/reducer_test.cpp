@@ -134,20 +134,31 @@ TEST(Reducer, SecondBackwardWithoutFinishIsAnErrorNamingTheParameter) {
   }
 }
 
+// `layers` square float64 weights w0, w1, ... of width x width, uniform in [-0.2, 0.2]: a deep chain's layers.
+std::vector<Variable> square_weights(Generator& gen, int layers, int width) {
+  std::vector<Variable> ws;
+  for (int l = 0; l < layers; ++l)
+    ws.emplace_back(Tensor::from(uniform_values(gen, width * width, -0.2, 0.2), {width, width}, DType::f64), true,
+                    "w" + std::to_string(l));
+  return ws;
+}
+
+// Bucket caps that hold exactly one such weight per bucket.
+ReducerOptions one_weight_per_bucket(int width) {
+  ReducerOptions opt;
+  opt.first_bucket_mb = opt.bucket_mb = width * width * 8 / kMiB;
+  return opt;
+}
+
 // A deep chain: x -> tanh(x W_1) -> ... -> tanh(. W_L) -> weighted sum. Backward reaches W_L first and W_1
 // last; with one bucket per weight, every bucket but the last must be launched before the last hook.
 TEST(Reducer, CommunicationStartsBeforeBackwardEnds) {
   auto pg = make_test_group();
   constexpr int kLayers = 6, kWidth = 32;
   Generator gen(5);
-  std::vector<Variable> ws;
-  for (int l = 0; l < kLayers; ++l)
-    ws.emplace_back(Tensor::from(uniform_values(gen, kWidth * kWidth, -0.2, 0.2), {kWidth, kWidth}, DType::f64), true,
-                    "w" + std::to_string(l));
+  std::vector<Variable> ws = square_weights(gen, kLayers, kWidth);
   FlatParameters flat(ws, Device::cpu());
-  ReducerOptions opt;
-  opt.first_bucket_mb = opt.bucket_mb = kWidth * kWidth * 8 / kMiB;  // exactly one weight per bucket
-  Reducer reducer(flat, *pg, opt);
+  Reducer reducer(flat, *pg, one_weight_per_bucket(kWidth));
   ASSERT_EQ(reducer.buckets().size(), static_cast<size_t>(kLayers));
 
   Variable h(Tensor::from(uniform_values(gen, 16 * kWidth, -1, 1), {16, kWidth}, DType::f64));
@@ -185,14 +196,9 @@ TEST(Reducer, AFrozenParameterHoldsNoBucketBack) {
   auto pg = make_test_group();
   constexpr int kLayers = 6, kWidth = 16, kFrozen = 2;
   Generator gen(7);
-  std::vector<Variable> ws;
-  for (int l = 0; l < kLayers; ++l)
-    ws.emplace_back(Tensor::from(uniform_values(gen, kWidth * kWidth, -0.2, 0.2), {kWidth, kWidth}, DType::f64), true,
-                    "w" + std::to_string(l));
+  std::vector<Variable> ws = square_weights(gen, kLayers, kWidth);
   FlatParameters flat(ws, Device::cpu());
-  ReducerOptions opt;
-  opt.first_bucket_mb = opt.bucket_mb = kWidth * kWidth * 8 / kMiB;  // one weight per bucket
-  Reducer reducer(flat, *pg, opt);  // made before the freezing, as the trainer makes it
+  Reducer reducer(flat, *pg, one_weight_per_bucket(kWidth));  // made before the freezing, as the trainer makes it
   ws[kFrozen].set_requires_grad(false);
 
   Variable h(Tensor::from(uniform_values(gen, 8 * kWidth, -1, 1), {8, kWidth}, DType::f64));
