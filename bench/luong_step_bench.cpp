@@ -5,8 +5,8 @@
 // Presets: cpu = the model (embeddings 256, 2 x 256 LSTM, general attention with input feeding,
 // vocabulary 8000, batch 64, source and target length 20); paper = Luong et al.'s WMT model (4 x 1000,
 // vocabulary 50000, batch 128, length 50), meant for --device cuda. No dropout, SGD lr 1.0, clip 5.
-// --freeze takes train.freeze's parts and runs the trainer's fine-tuning step: their gradients off, zeroed
-// before the clip, their values put back after the update.
+// --freeze takes train.freeze's parts and runs the trainer's fine-tuning step: their gradients off, the
+// update over the trained parameters only.
 // Reports the median of --windows timed windows after --warmup steps, and the peak RSS (VmHWM).
 #include <omp.h>
 
@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -124,8 +125,9 @@ nlohmann::json run(const BenchArgs& a) {
     for (size_t i = 0; i < params.size(); ++i)
       if (names.contains(params[i].name())) indices.push_back(i);
     frozen = std::make_unique<FrozenParameters>(flat, indices);
-    frozen->hold(flat);
   }
+  std::span<const FlatSpan> trained;  // empty: every parameter
+  if (frozen) trained = frozen->trained_spans();
   allocator_for(Device::cpu()).empty_cache();  // as luong train after set-up (Allocator::empty_cache)
   auto sgd = make_optimizer("sgd");
 
@@ -139,11 +141,9 @@ nlohmann::json run(const BenchArgs& a) {
     flat.zero_grad();
     CrossEntropy ce = model.forward_loss(b.src, b.lengths, b.tgt_in, b.tgt_out);
     ce.loss.backward();
-    if (frozen) frozen->zero_grads(flat);
     // The trainer's: the norm read back (a sync on CUDA), the factor applied in the update's pass.
     const AveragedGradient g = measure_average_and_clip(flat.grad(), ce.tokens, a.clip);
-    sgd->step(flat, a.lr, g.factor);
-    if (frozen) frozen->restore(flat);
+    sgd->step(flat, a.lr, g.factor, trained);
   };
   // The same step recorded once and replayed (train/captured_step.h): the batch is copied into tensors the
   // graph reads, the clip stays on the device (same bits: tests/*/captured_step_test.cpp), and nothing is
@@ -159,10 +159,8 @@ nlohmann::json run(const BenchArgs& a) {
     flat.zero_grad();
     CrossEntropy ce = model.forward_loss(staged.src, staged.lengths, staged.tgt_in, staged.tgt_out);
     ce.loss.backward();
-    if (frozen) frozen->zero_grads(flat);
     average_and_clip_on_device_(flat.grad(), tokens, a.clip, clip_stats);
-    sgd->step(flat, a.lr);
-    if (frozen) frozen->restore(flat);
+    sgd->step(flat, a.lr, 1.0, trained);
   });
   auto step = [&](int i) {
     if (!graph) return eager_step(i);

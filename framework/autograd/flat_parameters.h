@@ -9,6 +9,13 @@
 
 namespace luong {
 
+// A contiguous range of the flat buffers: elements [offset, offset + numel).
+struct FlatSpan {
+  int64_t offset = 0;
+  int64_t numel = 0;
+  bool operator==(const FlatSpan&) const = default;
+};
+
 class FlatParameters {
  public:
   FlatParameters() = default;

@@ -24,14 +24,28 @@ void Optimizer::prepare_buffers(const FlatParameters& params) {
   }
 }
 
-void Optimizer::step(FlatParameters& params, double lr, double grad_scale) {
+void Optimizer::step(FlatParameters& params, double lr, double grad_scale, std::span<const FlatSpan> only) {
   LUONG_CHECK(params.numel() > 0, "optimizer '", name_, "': no parameters");
   LUONG_CHECK(std::isfinite(lr) && lr >= 0, "optimizer '", name_, "': learning rate must be finite and >= 0, got ", lr);
   LUONG_CHECK(std::isfinite(grad_scale) && grad_scale >= 0, "optimizer '", name_,
               "': gradient scale must be finite and >= 0, got ", grad_scale);
   prepare_buffers(params);
   ++step_;
-  update(params.data(), params.grad(), grad_scale, buffers_, lr, step_);
+  if (only.empty()) {
+    update(params.data(), params.grad(), grad_scale, buffers_, lr, step_);
+    return;
+  }
+  // The updates are elementwise (and computed without FMA contraction), so a span's elements get exactly the
+  // bits a whole-buffer update would give them.
+  const Tensor& grad = params.grad();
+  for (const FlatSpan& s : only) {
+    LUONG_CHECK(s.offset >= 0 && s.numel > 0 && s.offset + s.numel <= params.numel(), "optimizer '", name_, "': span [",
+                s.offset, ", ", s.offset + s.numel, ") outside the ", params.numel(), " parameters");
+    Tensor param = params.data().narrow(s.offset, s.numel);
+    std::vector<Tensor> buffers;
+    for (const Tensor& b : buffers_) buffers.push_back(b.narrow(s.offset, s.numel));
+    update(param, grad.narrow(s.offset, s.numel), grad_scale, buffers, lr, step_);
+  }
 }
 
 void Optimizer::state_view(StateDict& out) const {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,9 @@ class Optimizer {
   // One update of params.data() from params.grad() (read only) with learning rate lr (>= 0). The update reads
   // the gradient times grad_scale (finite, >= 0): the trainer passes its token average and clip factor here
   // (measure_average_and_clip) instead of scaling the gradient buffer in a pass of its own.
-  void step(FlatParameters& params, double lr, double grad_scale = 1.0);
+  // `only`: the spans to update (train.freeze's trained parameters); empty = the whole buffer. Elements outside
+  // them, and their optimizer state, are left exactly as they are: weight decay does not reach them either.
+  void step(FlatParameters& params, double lr, double grad_scale = 1.0, std::span<const FlatSpan> only = {});
   // Writes "name", "step" and each state buffer (copied: a snapshot) into out; load_state reads them back
   // and checks that the optimizer name matches.
   void state(StateDict& out) const;

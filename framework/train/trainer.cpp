@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <thread>
 
 #include "framework/dist/parameter_sync.h"
@@ -124,7 +125,6 @@ void Trainer::train_step() {
   // Token average and clip: the norm and the NaN/Inf check from one read of the gradient; the factor is applied
   // by the optimizer's update as it reads the gradient, not by a pass of its own.
   summary_.trained = true;
-  if (frozen_) frozen_->zero_grads(params);  // before the norm: clipping sees the trained parameters alone
   const AveragedGradient g = diverged(loss_sum, tokens)
                                  ? AveragedGradient{false}
                                  : measure_average_and_clip(params.grad(), tokens, opt_.clip_norm);
@@ -142,8 +142,10 @@ void Trainer::train_step() {
   bad_steps_ = 0;
   const double grad_norm = g.norm;
   const double lr = schedule_.lr(step_, task_.epoch());
-  optimizer_.step(params, lr, g.factor);
-  if (frozen_) frozen_->restore(params);  // weight decay moves parameters without a gradient
+  // Frozen parameters: no gradient (so none in the norm above) and no update, weight decay included.
+  std::span<const FlatSpan> trained;  // empty: every parameter
+  if (frozen_) trained = frozen_->trained_spans();
+  optimizer_.step(params, lr, g.factor, trained);
   // Every process averages the same parameters (all-reduced gradients, one update): the averages agree too.
   if (ema_) ema_->update(params.data());
   window_loss_ += loss_sum;
@@ -306,10 +308,9 @@ TrainSummary Trainer::run() {
   }
   resume();
   if (frozen_) {
-    frozen_->hold(task_.parameters());  // as started, or as the resumed checkpoint holds them
     say(str("frozen: ", frozen_->numel(), " of the ", task_.parameters().numel(),
-            " parameter values stay as they are (backward computes no gradient for them; their values are restored "
-            "after each update)"));
+            " parameter values stay as they are (backward computes no gradient for them, the optimizer does not "
+            "update them)"));
   }
   if (ema_)
     say(str("keeping an exponential moving average of the parameters (optim.ema_decay ", opt_.ema_decay,

@@ -208,8 +208,8 @@ void add_train(ConfigSchema& s) {
   s.add_string("train.freeze", "",
                "Parts of the model that training leaves exactly as they are, named as train.init_skip names them "
                "(a comma-separated list: encoder, decoder.embedding, encoder.embedding): backward computes no "
-               "gradient for them (nor, for a frozen encoder, any of its backward), and their values are restored "
-               "after each update (weight decay included). "
+               "gradient for them (nor, for a frozen encoder, any of its backward), and the optimizer updates the "
+               "other parameters only (no weight decay reaches them). "
                "With train.init_from: keep a trained encoder while the decoder learns, or fix embeddings "
                "(Marian's --embedding-fix-src / --embedding-fix-trg). Freezing every parameter is an error. Empty = "
                "everything trains.");

@@ -1,9 +1,11 @@
-// train.freeze's mechanism (optim/frozen_parameters.h): the frozen parameters' spans of the flat buffers
-// (neighbours merged), their gradients off while it lives, zeroed and nothing else, and their values put back after an
-// update that moved them (AdamW's weight decay does without a gradient).
+// train.freeze's mechanism (optim/frozen_parameters.h): the trained spans of the flat buffers (neighbours
+// merged), the frozen parameters' gradients off while it lives, and updates of the trained spans only, which
+// leave frozen values as they were (AdamW's weight decay moves a parameter without a gradient).
 #include "framework/optim/frozen_parameters.h"
 
 #include <gtest/gtest.h>
+
+#include <string>
 
 #include "framework/core/error.h"
 #include "framework/optim/optimizer.h"
@@ -27,18 +29,19 @@ FlatParameters four_parameters() {
   return fp;
 }
 
-TEST(FrozenParameters, ZeroesTheFrozenGradientsAndNoOthers) {
-  FlatParameters fp = four_parameters();
-  const FrozenParameters frozen(fp, {2, 0});  // values 0-1 and 5-8
-  EXPECT_EQ(frozen.numel(), 6);
-  frozen.zero_grads(fp);
-  EXPECT_EQ(fp.grad().to_vector(), (std::vector<double>{0, 0, 12, 13, 14, 0, 0, 0, 0, 19}));
+TEST(FrozenParameters, TrainedSpansAreTheRestWithNeighboursMerged) {
+  FlatParameters fp = four_parameters();  // offsets 0, 2, 5, 9
+  const FrozenParameters middle(fp, {2, 1, 2});
+  EXPECT_EQ(middle.numel(), 7);
+  EXPECT_EQ(middle.trained_spans(), (std::vector<FlatSpan>{{0, 2}, {9, 1}}));
+  EXPECT_THROW(FrozenParameters(fp, {4}), Error);  // no such parameter
 }
 
 TEST(FrozenParameters, TurnsTheFrozenGradientsOffWhileItLives) {
   FlatParameters fp = four_parameters();
   {
     const FrozenParameters frozen(fp, {3, 1, 3});
+    EXPECT_EQ(frozen.trained_spans(), (std::vector<FlatSpan>{{0, 2}, {5, 4}}));
     std::vector<bool> on;
     for (const auto& p : fp.params()) on.push_back(p.requires_grad());
     EXPECT_EQ(on, (std::vector<bool>{true, false, true, false}));
@@ -46,33 +49,31 @@ TEST(FrozenParameters, TurnsTheFrozenGradientsOffWhileItLives) {
   for (const auto& p : fp.params()) EXPECT_TRUE(p.requires_grad()) << "back on once the object is gone";
 }
 
-TEST(FrozenParameters, NeighboursBecomeOneSpanAndRepeatsCountOnce) {
-  FlatParameters fp = four_parameters();
-  const FrozenParameters frozen(fp, {1, 2, 1});  // values 2-8
-  EXPECT_EQ(frozen.numel(), 7);
-  frozen.zero_grads(fp);
-  EXPECT_EQ(fp.grad().to_vector(), (std::vector<double>{10, 11, 0, 0, 0, 0, 0, 0, 0, 19}));
-  EXPECT_THROW(FrozenParameters(fp, {4}), Error);  // no such parameter
-}
-
-TEST(FrozenParameters, AnUpdateWithWeightDecayLeavesTheFrozenValuesAsTheyWere) {
-  FlatParameters fp = four_parameters();
-  FrozenParameters frozen(fp, {1, 3});  // values 2-4 and 9
-  frozen.hold(fp);
-  frozen.zero_grads(fp);
-  OptimizerOptions o;
-  o.weight_decay = 0.5;
-  const auto adam = make_optimizer("adam", o);
-  for (int step = 0; step < 3; ++step) {
-    adam->step(fp, 0.1, 1.0);
-    frozen.restore(fp);
+// The optimizer over the trained spans: frozen values (and their state) are never written, weight decay
+// included, and every trained value gets exactly the bits of a whole-buffer update.
+TEST(FrozenParameters, UpdatesOfTheTrainedSpansLeaveFrozenValuesAndMatchAWholeUpdate) {
+  for (const char* name : {"adam", "sgd"}) {
+    SCOPED_TRACE(name);
+    FlatParameters fp = four_parameters(), whole = four_parameters();
+    const FrozenParameters frozen(fp, {1, 3});  // values 2-4 and 9
+    OptimizerOptions o;
+    o.weight_decay = 0.5, o.momentum = std::string(name) == "sgd" ? 0.9 : 0.0;
+    const auto opt = make_optimizer(name, o), whole_opt = make_optimizer(name, o);
+    for (int step = 0; step < 3; ++step) {
+      opt->step(fp, 0.1, 0.5, frozen.trained_spans());
+      whole_opt->step(whole, 0.1, 0.5);
+    }
+    const std::vector<double> after = fp.data().to_vector(), want = whole.data().to_vector();
+    for (int i : {2, 3, 4, 9}) EXPECT_EQ(after[static_cast<size_t>(i)], i) << "frozen value " << i;
+    for (int i : {0, 1, 5, 6, 7, 8}) {
+      EXPECT_EQ(after[static_cast<size_t>(i)], want[static_cast<size_t>(i)]) << "trained value " << i;
+      EXPECT_NE(after[static_cast<size_t>(i)], i) << "trained value " << i;
+    }
+    EXPECT_NE(want[3], 3.0);  // a whole update moves the frozen values: the spans are what keeps them
   }
-  const std::vector<double> after = fp.data().to_vector();
-  for (int i : {2, 3, 4, 9}) EXPECT_EQ(after[static_cast<size_t>(i)], i) << "frozen value " << i;
-  for (int i : {0, 1, 5, 6, 7, 8}) EXPECT_NE(after[static_cast<size_t>(i)], i) << "trained value " << i;
-  // Without the restore the decay alone moves a frozen value: the copy is what keeps it.
-  adam->step(fp, 0.1, 1.0);
-  EXPECT_NE(fp.data().to_vector()[3], 3.0);
+  FlatParameters fp = four_parameters();
+  const auto sgd = make_optimizer("sgd");
+  EXPECT_THROW(sgd->step(fp, 0.1, 1.0, std::vector<FlatSpan>{{8, 3}}), Error);  // past the end
 }
 
 }  // namespace
