@@ -18,7 +18,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -119,13 +118,8 @@ nlohmann::json run(const BenchArgs& a) {
   for (auto& [name, v] : model.named_parameters()) params.push_back(v);
   FlatParameters flat(params, device);
   std::unique_ptr<FrozenParameters> frozen;  // as the trainer's train.freeze
-  if (!a.freeze.empty()) {
-    const std::set<std::string> names = nmt::parameters_in_parts("--freeze", a.freeze, model);
-    std::vector<size_t> indices;
-    for (size_t i = 0; i < params.size(); ++i)
-      if (names.contains(params[i].name())) indices.push_back(i);
-    frozen = std::make_unique<FrozenParameters>(flat, indices);
-  }
+  if (!a.freeze.empty())
+    frozen = std::make_unique<FrozenParameters>(flat, nmt::parameter_indices_in_parts("--freeze", a.freeze, model));
   std::span<const FlatSpan> trained;  // empty: every parameter
   if (frozen) trained = frozen->trained_spans();
   allocator_for(Device::cpu()).empty_cache();  // as luong train after set-up (Allocator::empty_cache)

@@ -64,6 +64,15 @@ std::set<std::string> parameters_in_parts(const std::string& key, const std::str
   return out;
 }
 
+std::vector<size_t> parameter_indices_in_parts(const std::string& key, const std::string& spec, const NmtModel& model) {
+  const std::set<std::string> names = parameters_in_parts(key, spec, model);
+  const auto params = model.named_parameters();
+  std::vector<size_t> out;
+  for (size_t i = 0; i < params.size(); ++i)
+    if (names.contains(params[i].first)) out.push_back(i);
+  return out;
+}
+
 void drop_skipped(const std::set<std::string>& skipped, Checkpoint& source, StateDict& destinations) {
   for (const std::string& name : skipped) {
     source.state.tensors.erase(checkpoint_name(name));

@@ -21,6 +21,10 @@ std::vector<std::string> part_list(const std::string& spec);
 // listing the top ones.
 std::set<std::string> parameters_in_parts(const std::string& key, const std::string& spec, const NmtModel& model);
 
+// The same parameters as positions in model.named_parameters(), ascending: the indices FlatParameters and
+// FrozenParameters take when the flat buffers are built in that order (as training builds them).
+std::vector<size_t> parameter_indices_in_parts(const std::string& key, const std::string& spec, const NmtModel& model);
+
 // Removes the skipped parameters' entries ("model/" + path) from a checkpoint to load and from the
 // destinations it loads into, so that load_tensors_into leaves their draws as they are.
 void drop_skipped(const std::set<std::string>& skipped, Checkpoint& source, StateDict& destinations);

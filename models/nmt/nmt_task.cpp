@@ -227,11 +227,8 @@ NmtTask::NmtTask(const NmtConfig& cfg, ProcessGroup& group, const std::function<
   Generator init_gen(cfg.seed);
   model_ = std::make_unique<NmtModel>(mc, init_gen, DType::f32);
   std::vector<Variable> params;
-  const std::set<std::string> frozen = parameters_in_parts("train.freeze", cfg.train.freeze, *model_);
-  for (auto& [name, v] : model_->named_parameters()) {
-    if (frozen.contains(name)) frozen_.push_back(params.size());
-    params.push_back(v);
-  }
+  for (auto& [name, v] : model_->named_parameters()) params.push_back(v);
+  frozen_ = parameter_indices_in_parts("train.freeze", cfg.train.freeze, *model_);
   LUONG_CHECK(frozen_.size() < params.size(), "train.freeze: ", cfg.train.freeze,
               " covers every parameter of the model: nothing would train");
   flat_ = std::make_unique<FlatParameters>(params, device_);

@@ -272,8 +272,8 @@ TEST(CudaOptim, FrozenParametersOnTheDeviceAreTheCpus) {
   OptimizerOptions o;
   o.weight_decay = 0.1;
   const auto cpu_adam = make_optimizer("adam", o), gpu_adam = make_optimizer("adam", o);
-  cpu_adam->step(cpu, 0.01, 1.0, cpu_frozen.trained_spans()),
-      gpu_adam->step(gpu, 0.01, 1.0, gpu_frozen.trained_spans());
+  cpu_adam->step(cpu, 0.01, 1.0, cpu_frozen.trained_spans());
+  gpu_adam->step(gpu, 0.01, 1.0, gpu_frozen.trained_spans());
   // Frozen: the values they started with, bit for bit; trained: the CPU's update to rounding.
   EXPECT_EQ(gpu.data().narrow(0, 1000).to(Device::cpu()).to_vector(),
             random_tensor({1000}, DType::f32, Device::cpu(), 50).to_vector());

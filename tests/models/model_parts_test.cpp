@@ -41,6 +41,17 @@ TEST(ModelParts, APartCoversTheParametersUnderItsModulePath) {
   EXPECT_TRUE(parameters_in_parts("train.init_skip", "", m).empty());
 }
 
+TEST(ModelParts, IndicesArePositionsInNamedParametersInOrder) {
+  const NmtModel m(two_layers(false));
+  const auto named = m.named_parameters();
+  const std::vector<size_t> got = parameter_indices_in_parts("train.freeze", "decoder.output, encoder.embedding", m);
+  std::vector<std::string> names;
+  for (size_t i : got) names.push_back(named.at(i).first);
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"encoder.embedding.weight", "decoder.output.weight", "decoder.output.bias"}));
+  EXPECT_THROW(parameter_indices_in_parts("train.freeze", "decoder.outptu", m), Error);
+}
+
 TEST(ModelParts, ANameThatIsNoPartIsRefusedWithTheClosestPart) {
   // With tied embeddings the output layer is a bias alone: "decoder.output" is not a prefix of its module path.
   const NmtModel tied(two_layers(true));
