@@ -206,19 +206,25 @@ void cost_model_table() {
               "   30+30 tokens per sentence, 4 FLOPs per weight per token, 100 TFLOP/s effective), the same on\n"
               "   every GPU since each keeps its batch (weak scaling).\n",
               bytes / 1e6, kNvlink / 1e9, kIb / 1e9, t_bwd * 1e3, flops / 1e12);
-  std::printf("   %6s %6s %16s %18s %14s %16s\n", "nodes", "GPUs", "flat ring IB ms", "hierarchical ms",
-              "comm/backward", "exposed if ideal");
+  // train.freeze=encoder (its embedding included): the reducer leaves those gradients out (dist/reducer.h).
+  const double frozen_share = static_cast<double>(pm.src_emb() + pm.encoder()) / static_cast<double>(pm.total());
+  std::printf("   %6s %6s %16s %18s %14s %16s %18s\n", "nodes", "GPUs", "flat ring IB ms", "hierarchical ms",
+              "comm/backward", "exposed if ideal", "enc frozen hier ms");
   for (int nodes : {1, 2, 4, 8}) {
     const double gpus = nodes * kGpusPerNode;
     const double intra = 2.0 * (kGpusPerNode - 1) / kGpusPerNode * bytes / kNvlink;
     const double inter = nodes > 1 ? 2.0 * (nodes - 1) / nodes * (bytes / kGpusPerNode) / kIb : 0.0;
     const double hier = intra + inter;
     const double flat = nodes > 1 ? 2.0 * (gpus - 1) / gpus * bytes / kIb : intra;
-    std::printf("   %6d %6.0f %16.2f %18.2f %14.2f %13.2f ms\n", nodes, gpus, flat * 1e3, hier * 1e3, hier / t_bwd,
-                std::max(0.0, hier - t_bwd) * 1e3);
+    std::printf("   %6d %6.0f %16.2f %18.2f %14.2f %13.2f ms %18.2f\n", nodes, gpus, flat * 1e3, hier * 1e3,
+                hier / t_bwd, std::max(0.0, hier - t_bwd) * 1e3, hier * (1.0 - frozen_share) * 1e3);
   }
-  std::printf("   (1 node: both columns are the NVLink ring. 'exposed if ideal': communication left after\n"
-              "    perfect overlap; the embedding buckets are ready last, so real overlap is lower)\n");
+  std::printf(
+      "   (1 node: both columns are the NVLink ring. 'exposed if ideal': communication left after\n"
+      "    perfect overlap; the embedding buckets are ready last, so real overlap is lower. 'enc frozen':\n"
+      "    fine-tuning with train.freeze=encoder (embedding included), whose %.0f%% of the gradient the reducer\n"
+      "    does not send)\n",
+      frozen_share * 100);
 }
 
 }  // namespace

@@ -136,7 +136,7 @@ nlohmann::json run(const BenchArgs& a) {
     CrossEntropy ce = model.forward_loss(b.src, b.lengths, b.tgt_in, b.tgt_out);
     ce.loss.backward();
     // The trainer's: the norm read back (a sync on CUDA), the factor applied in the update's pass.
-    const AveragedGradient g = measure_average_and_clip(flat.grad(), ce.tokens, a.clip);
+    const AveragedGradient g = measure_average_and_clip(flat, ce.tokens, a.clip, trained);
     sgd->step(flat, a.lr, g.factor, trained);
   };
   // The same step recorded once and replayed (train/captured_step.h): the batch is copied into tensors the

@@ -30,6 +30,17 @@ void FlatParameters::zero_grad() {
   for (const auto& p : params_) p.impl()->grad_zero_pending = true;
 }
 
+Tensor FlatParameters::grad_span(FlatSpan span) {
+  LUONG_CHECK(span.offset >= 0 && span.numel >= 0 && span.offset + span.numel <= numel(), "FlatParameters: span [",
+              span.offset, ", ", span.offset + span.numel, ") outside the ", numel(), " parameters");
+  const int64_t end = span.offset + span.numel;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    const int64_t first = offsets_[i], last = first + params_[i].data().numel();
+    if (first < end && last > span.offset) read_grad(*params_[i].impl());
+  }
+  return grad_.narrow(span.offset, span.numel);
+}
+
 void FlatParameters::write_pending_zeros() const {
   for (const auto& p : params_) read_grad(*p.impl());
 }

@@ -34,6 +34,11 @@ class FlatParameters {
     write_pending_zeros();
     return grad_;
   }
+  // Elements [span.offset, span.offset + span.numel) of the gradient, with the pending zeros of the parameters
+  // that overlap it written first, and only theirs: a reader of part of the buffer (a bucket's all-reduce, the
+  // clip and update of the trained spans) must not zero the rest, whose first contributions of this pass, still
+  // to come, would then be added to zeros instead of written, nor write frozen slots that nothing reads.
+  Tensor grad_span(FlatSpan span);
   const std::vector<Variable>& params() const { return params_; }
   int64_t offset(size_t i) const { return offsets_[i]; }  // element offset of parameter i
   int64_t numel() const { return data_.defined() ? data_.numel() : 0; }

@@ -1,5 +1,7 @@
 #include "framework/dist/reducer.h"
 
+#include <algorithm>
+
 #include "framework/dist/checksum.h"
 
 namespace luong {
@@ -50,15 +52,30 @@ Reducer::Reducer(FlatParameters& params, ProcessGroup& group, ReducerOptions opt
   buckets_ = plan_buckets(numels, dtype_size(params.grad().dtype()), options);
 
   bucket_of_param_.resize(ps.size());
+  for (const auto& p : ps) trained_.push_back(p.requires_grad() ? 1 : 0);
+  trained_in_bucket_.assign(buckets_.size(), 0);
   Fnv1a hash;
   hash.add_value(static_cast<uint64_t>(params.grad().dtype()));
   for (size_t b = 0; b < buckets_.size(); ++b) {
-    hash.add_value(buckets_[b].offset);
-    hash.add_value(buckets_[b].numel);
-    for (size_t i : buckets_[b].params) bucket_of_param_[i] = b, hash.add_value(static_cast<uint64_t>(i));
+    GradBucket& bucket = buckets_[b];
+    int64_t first = bucket.offset + bucket.numel, end = bucket.offset;
+    for (size_t i : bucket.params) {
+      bucket_of_param_[i] = b;
+      if (!trained_[i]) continue;
+      ++trained_in_bucket_[b];
+      first = std::min(first, params.offset(i));
+      end = std::max(end, params.offset(i) + ps[i].data().numel());
+    }
+    bucket.reduced = trained_in_bucket_[b] ? FlatSpan{first, end - first} : FlatSpan{bucket.offset, 0};
+    hash.add_value(bucket.offset);
+    hash.add_value(bucket.numel);
+    hash.add_value(bucket.reduced.offset);
+    hash.add_value(bucket.reduced.numel);
+    for (size_t i : bucket.params) hash.add_value(static_cast<uint64_t>(i));
   }
   layout_hash_ = hash.value();
-  check_same_on_all_ranks(group, layout_hash_, "Reducer bucket layout (parameter sizes, order or dtype differ)");
+  check_same_on_all_ranks(group, layout_hash_,
+                          "Reducer bucket layout (parameter sizes, order, dtype or the frozen parameters differ)");
 
   for (size_t i = 0; i < ps.size(); ++i) {
     Variable v = ps[i];
@@ -89,15 +106,27 @@ void Reducer::reset_pass() {
   next_launch_ = 0;
 }
 
+int64_t Reducer::reduced_numel() const {
+  int64_t n = 0;
+  for (const auto& b : buckets_) n += b.reduced.numel;
+  return n;
+}
+
+void Reducer::check_frozen_set_unchanged() const {
+  const auto& ps = params_.params();
+  for (size_t i = 0; i < ps.size(); ++i)
+    LUONG_CHECK(ps[i].requires_grad() == static_cast<bool>(trained_[i]), "Reducer: parameter ", i, " ('", ps[i].name(),
+                "') was ", trained_[i] ? "frozen" : "unfrozen", " after the Reducer was made; the ranks agreed on ",
+                "which gradients to communicate when it was made: freeze parameters before making the Reducer");
+}
+
 void Reducer::open_pass() {
   pass_open_ = true;
   timeline_.clear();
-  // A bucket waits for the hooks of its parameters that get a gradient: a frozen one (requires_grad off,
-  // train.freeze) fires none, and waiting for it would hold its bucket, and every later one, until finish().
-  // Counted here, not once at construction, because parameters are frozen after the reducer is made.
-  pending_.assign(buckets_.size(), 0);
-  for (size_t b = 0; b < buckets_.size(); ++b)
-    for (size_t i : buckets_[b].params) pending_[b] += params_.params()[i].requires_grad() ? 1 : 0;
+  check_frozen_set_unchanged();
+  // A bucket waits for the hooks of its trained parameters only: a frozen one fires none, and waiting for it
+  // would hold its bucket, and every later one, until finish().
+  pending_ = trained_in_bucket_;
 }
 
 void Reducer::on_grad_ready(size_t param) {
@@ -117,7 +146,13 @@ void Reducer::launch_ready_buckets() {
 }
 
 void Reducer::launch(size_t b) {
-  Tensor view = params_.grad().narrow(buckets_[b].offset, buckets_[b].numel);
+  if (buckets_[b].reduced.numel == 0) {  // frozen parameters alone: nothing to communicate
+    completed_[b] = 1;
+    return;
+  }
+  // grad_span: only this range's pending zeros (parameters that got no gradient this pass) are written; the
+  // whole buffer's grad() would also zero every parameter whose gradient is still to come.
+  Tensor view = params_.grad_span(buckets_[b].reduced);
   record(ReducerEvent::Kind::launch, b);
   work_[b] = group_.all_reduce_sum(view);
 }
@@ -134,7 +169,10 @@ void Reducer::poll_in_flight() {
 
 void Reducer::finish() {
   LUONG_CHECK(sync_enabled_, "Reducer: finish() with sync disabled (enable it for the last pass of the step)");
-  if (!pass_open_) timeline_.clear();  // a pass in which no gradient became ready (e.g. an empty shard)
+  if (!pass_open_) {  // a pass in which no gradient became ready (e.g. an empty shard)
+    timeline_.clear();
+    check_frozen_set_unchanged();
+  }
   while (next_launch_ < buckets_.size()) launch(next_launch_++);
   for (size_t b = 0; b < buckets_.size(); ++b) {
     if (completed_[b]) continue;

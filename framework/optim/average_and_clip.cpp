@@ -34,6 +34,16 @@ AveragedGradient measure_average_and_clip(const Tensor& flat_grad, int64_t token
   return decide("measure_average_and_clip", flat_grad, tokens, clip_norm);
 }
 
+AveragedGradient measure_average_and_clip(FlatParameters& params, int64_t tokens, double clip_norm,
+                                          std::span<const FlatSpan> only) {
+  if (only.empty()) return measure_average_and_clip(params.grad(), tokens, clip_norm);
+  check_arguments("measure_average_and_clip", tokens, clip_norm);
+  double squares = 0.0;
+  for (const FlatSpan& s : only) squares += sum_squares(params.grad_span(s));
+  const ClipDecision d = decide_clip(squares, tokens, clip_norm);
+  return {d.finite, d.norm, d.factor};
+}
+
 AveragedGradient average_and_clip_(Tensor& flat_grad, int64_t tokens, double clip_norm) {
   AveragedGradient g = decide("average_and_clip_", flat_grad, tokens, clip_norm);
   if (!g.finite) return g;

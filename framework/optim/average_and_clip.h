@@ -3,7 +3,9 @@
 // (Pascanu et al. 2013).
 #pragma once
 #include <cstdint>
+#include <span>
 
+#include "framework/autograd/flat_parameters.h"
 #include "framework/tensor/tensor.h"
 
 namespace luong {
@@ -29,6 +31,11 @@ AveragedGradient average_and_clip_(Tensor& flat_grad, int64_t tokens, double cli
 // update) instead of three times with a write (the norm, the scaling, the update). The trainer's path; its
 // update has the bits of average_and_clip_ followed by a step with grad_scale 1.
 AveragedGradient measure_average_and_clip(const Tensor& flat_grad, int64_t tokens, double clip_norm);
+// The trainer's entry point: the same over the spans `only` of the parameters' gradient (empty: all of it),
+// for an update of those spans (Optimizer::step's `only`). Frozen parameters' slots (FrozenParameters::
+// trained_spans) are then neither read nor zeroed: they hold no gradient, and would add nothing but a pass.
+AveragedGradient measure_average_and_clip(FlatParameters& params, int64_t tokens, double clip_norm,
+                                          std::span<const FlatSpan> only = {});
 
 // The same average and clip with nothing read back to the host, for a step captured in a CUDA graph (or any
 // step that should not wait for the device): the sum of squares, the decision and the scaling all stay on

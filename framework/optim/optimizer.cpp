@@ -37,14 +37,14 @@ void Optimizer::step(FlatParameters& params, double lr, double grad_scale, std::
   }
   // The updates are elementwise (and computed without FMA contraction), so a span's elements get exactly the
   // bits a whole-buffer update would give them.
-  const Tensor& grad = params.grad();
   for (const FlatSpan& s : only) {
     LUONG_CHECK(s.offset >= 0 && s.numel > 0 && s.offset + s.numel <= params.numel(), "optimizer '", name_, "': span [",
                 s.offset, ", ", s.offset + s.numel, ") outside the ", params.numel(), " parameters");
     Tensor param = params.data().narrow(s.offset, s.numel);
     std::vector<Tensor> buffers;
     for (const Tensor& b : buffers_) buffers.push_back(b.narrow(s.offset, s.numel));
-    update(param, grad.narrow(s.offset, s.numel), grad_scale, buffers, lr, step_);
+    // grad_span: the frozen slots between the spans are not zeroed, nor read.
+    update(param, params.grad_span(s), grad_scale, buffers, lr, step_);
   }
 }
 

@@ -46,12 +46,14 @@ Trainer::Trainer(TrainTask& task, Optimizer& optimizer, Schedule& schedule, Proc
     : task_(task), optimizer_(optimizer), schedule_(schedule), group_(group), opt_(std::move(options)) {
   LUONG_CHECK(opt_.max_steps > 0 || opt_.max_epochs > 0,
               "training needs a limit: set train.max_steps or train.max_epochs (both are 0)");
-  if (group_.size() > 1) reducer_ = std::make_unique<Reducer>(task_.parameters(), group_, ReducerOptions{opt_.bucket_mb});
-  if (opt_.ema_decay > 0) ema_ = std::make_unique<ExponentialMovingAverage>(opt_.ema_decay);
   if (!opt_.frozen.empty()) {
     frozen_ = std::make_unique<FrozenParameters>(task_.parameters(), opt_.frozen);
     LUONG_CHECK(frozen_->numel() < task_.parameters().numel(), "every parameter is frozen: nothing would train");
   }
+  // After the freezing: the reducer leaves frozen gradients out of the all-reduce.
+  if (group_.size() > 1)
+    reducer_ = std::make_unique<Reducer>(task_.parameters(), group_, ReducerOptions{opt_.bucket_mb});
+  if (opt_.ema_decay > 0) ema_ = std::make_unique<ExponentialMovingAverage>(opt_.ema_decay);
 }
 
 Trainer::~Trainer() = default;
@@ -125,9 +127,12 @@ void Trainer::train_step() {
   // Token average and clip: the norm and the NaN/Inf check from one read of the gradient; the factor is applied
   // by the optimizer's update as it reads the gradient, not by a pass of its own.
   summary_.trained = true;
+  // Frozen parameters: no gradient, so their slots are left out of the norm (and never read) as of the update.
+  std::span<const FlatSpan> trained;  // empty: every parameter
+  if (frozen_) trained = frozen_->trained_spans();
   const AveragedGradient g = diverged(loss_sum, tokens)
                                  ? AveragedGradient{false}
-                                 : measure_average_and_clip(params.grad(), tokens, opt_.clip_norm);
+                                 : measure_average_and_clip(params, tokens, opt_.clip_norm, trained);
   if (!g.finite) {
     ++bad_steps_;
     say(str("warning: step ", step_, ": non-finite or diverged loss or gradient (loss sum ", loss_sum, " over ",
@@ -142,9 +147,7 @@ void Trainer::train_step() {
   bad_steps_ = 0;
   const double grad_norm = g.norm;
   const double lr = schedule_.lr(step_, task_.epoch());
-  // Frozen parameters: no gradient (so none in the norm above) and no update, weight decay included.
-  std::span<const FlatSpan> trained;  // empty: every parameter
-  if (frozen_) trained = frozen_->trained_spans();
+  // Frozen parameters: no update, weight decay included.
   optimizer_.step(params, lr, g.factor, trained);
   // Every process averages the same parameters (all-reduced gradients, one update): the averages agree too.
   if (ema_) ema_->update(params.data());
@@ -309,8 +312,8 @@ TrainSummary Trainer::run() {
   resume();
   if (frozen_) {
     say(str("frozen: ", frozen_->numel(), " of the ", task_.parameters().numel(),
-            " parameter values stay as they are (backward computes no gradient for them, the optimizer does not "
-            "update them)"));
+            " parameter values stay as they are (backward computes no gradient for them, ",
+            reducer_ ? "the all-reduce does not carry them, " : "", "the optimizer does not update them)"));
   }
   if (ema_)
     say(str("keeping an exponential moving average of the parameters (optim.ema_decay ", opt_.ema_decay,

@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "framework/autograd/flat_parameters.h"
+#include "framework/core/error.h"
 #include "framework/ops/ops.h"
 #include "framework/ops/tensor_math.h"
 #include "tests/support/gradcheck.h"
@@ -103,6 +104,27 @@ TEST(LazyZeroGrad, FlatBufferReadsZerosWhereNothingArrived) {
     want[static_cast<size_t>(p_at + kH + col)] = 2.0;
   }
   EXPECT_EQ(flat.grad().to_vector(), want);
+}
+
+// grad_span, the reader of part of the buffer (a reducer bucket, the trained spans): it writes the pending
+// zeros of the parameters it overlaps only, so the others' first contributions are still written, not added
+// to zeros written early.
+TEST(LazyZeroGrad, AGradSpanZeroesOnlyTheParametersItOverlaps) {
+  Params p = make_params();
+  FlatParameters flat(p.all(), Device::cpu());
+  run_pass(p, 1);
+  flat.zero_grad();
+  const int64_t from = flat.offset(2) - 1, to = flat.offset(3) + 1;  // U's last value to P's first
+  Tensor span = flat.grad_span({from, to - from});
+  EXPECT_EQ(span.to_vector(), std::vector<double>(static_cast<size_t>(to - from), 0.0));
+  std::vector<bool> pending;
+  for (const Variable& v : p.all()) pending.push_back(v.impl()->grad_zero_pending);
+  EXPECT_EQ(pending, (std::vector<bool>{true, false, false, false, true, true}));  // W U b P E unused
+  run_pass(p, 3);
+  const auto got = grads_of(p), want = reference(3);
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(got[i], want[i]) << "parameter " << i;
+  EXPECT_THROW(flat.grad_span({flat.numel() - 1, 2}), Error);
+  EXPECT_THROW(flat.grad_span({-1, 1}), Error);
 }
 
 TEST(LazyZeroGrad, GradReadyHookSeesTheFinalGradientNotTheStaleOne) {

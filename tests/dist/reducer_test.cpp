@@ -189,31 +189,110 @@ TEST(Reducer, CommunicationStartsBeforeBackwardEnds) {
     EXPECT_GT(launch_pos[b], hook_pos[reducer.buckets()[b].params[0]]) << "bucket " << b;
 }
 
-// train.freeze turns a parameter's gradient off: its hook never fires, and waiting for it would hold its
-// bucket and, buckets being launched in order, every later one until finish(). Frozen W_2 of six layers: every
-// bucket but the last still goes out during backward, and the frozen one's sum is zero.
-TEST(Reducer, AFrozenParameterHoldsNoBucketBack) {
+// train.freeze turns a parameter's gradient off before the reducer is made: its hook never fires, and waiting
+// for it would hold its bucket and, buckets being launched in order, every later one until finish(). Frozen
+// W_2 of six layers, a bucket of its own: every other bucket goes out during backward, the frozen one never.
+TEST(Reducer, AFrozenParameterHoldsNoBucketBackAndItsBucketIsNeverLaunched) {
   auto pg = make_test_group();
   constexpr int kLayers = 6, kWidth = 16, kFrozen = 2;
   Generator gen(7);
   std::vector<Variable> ws = square_weights(gen, kLayers, kWidth);
   FlatParameters flat(ws, Device::cpu());
-  Reducer reducer(flat, *pg, one_weight_per_bucket(kWidth));  // made before the freezing, as the trainer makes it
   ws[kFrozen].set_requires_grad(false);
+  Reducer reducer(flat, *pg, one_weight_per_bucket(kWidth));  // made after the freezing, as the trainer makes it
+  const size_t frozen_bucket = kLayers - 1 - kFrozen;         // bucket b holds layer kLayers - 1 - b
+  EXPECT_EQ(reducer.buckets()[frozen_bucket].reduced.numel, 0);
+  EXPECT_EQ(reducer.reduced_numel(), flat.numel() - kWidth * kWidth);
 
   Variable h(Tensor::from(uniform_values(gen, 8 * kWidth, -1, 1), {8, kWidth}, DType::f64));
   for (const auto& w : ws) h = tanh(matmul(h, w));
   flat.zero_grad();
   sum(h).backward();
   using Kind = ReducerEvent::Kind;
-  size_t launched_during_backward = 0;
-  for (const auto& e : reducer.timeline()) launched_during_backward += e.kind == Kind::launch ? 1 : 0;
+  auto launches = [&] {
+    std::vector<size_t> b;
+    for (const auto& e : reducer.timeline())
+      if (e.kind == Kind::launch) b.push_back(e.index);
+    return b;
+  };
+  const std::vector<size_t> during_backward = launches();
   reducer.finish();
-  // Bucket b holds layer kLayers - 1 - b; the last hook (W_0's) launches the last bucket, all the others before.
-  EXPECT_EQ(launched_during_backward, static_cast<size_t>(kLayers));
+  // The last hook (W_0's) launches the last bucket, all the others went before; none launches the frozen one.
+  EXPECT_EQ(during_backward, (std::vector<size_t>{0, 1, 2, 4, 5}));
+  EXPECT_EQ(launches(), during_backward);
   const std::vector<double> g = flat.grad().to_vector();
   for (int64_t k = 0; k < kWidth * kWidth; ++k) ASSERT_EQ(g[static_cast<size_t>(flat.offset(kFrozen) + k)], 0.0);
   EXPECT_NE(g[static_cast<size_t>(flat.offset(kFrozen + 1))], 0.0);
+}
+
+// One bucket of four weights, W_1 and W_3 frozen: the all-reduce carries W_0..W_2 (W_1's zeros included, it lies
+// between trained ones) and not W_3, whose slot here holds a value of this rank's own: summed over two ranks,
+// it would change.
+TEST(Reducer, ABucketCarriesTheRangeOfItsTrainedParametersOnly) {
+  auto pg = make_test_group();
+  const int n = pg->size(), r = pg->rank();
+  constexpr int kWidth = 8;
+  constexpr int64_t kSize = kWidth * kWidth;
+  Generator gen(11);
+  std::vector<Variable> ws = square_weights(gen, 4, kWidth);
+  FlatParameters flat(ws, Device::cpu());
+  ws[1].set_requires_grad(false);
+  ws[3].set_requires_grad(false);
+  Reducer reducer(flat, *pg);  // the default caps: one bucket
+  ASSERT_EQ(reducer.buckets().size(), 1u);
+  EXPECT_EQ(reducer.buckets()[0].reduced, (FlatSpan{0, 3 * kSize}));
+  EXPECT_EQ(reducer.reduced_numel(), 3 * kSize);
+
+  flat.zero_grad();
+  flat.grad_span({flat.offset(3), kSize}).fill_(7.0 * (r + 1));
+  Variable loss = sum(mul_scalar(ws[0], r + 1.0));
+  for (size_t i = 1; i < ws.size(); ++i) loss = add(loss, sum(mul_scalar(ws[i], r + 1.0)));
+  loss.backward();
+  reducer.finish();
+  const std::vector<double> g = flat.grad().to_vector();
+  const double summed = n * (n + 1) / 2.0;  // sum over ranks of r + 1
+  for (int64_t k = 0; k < kSize; ++k) {
+    ASSERT_EQ(g[static_cast<size_t>(flat.offset(0) + k)], summed);
+    ASSERT_EQ(g[static_cast<size_t>(flat.offset(1) + k)], 0.0);
+    ASSERT_EQ(g[static_cast<size_t>(flat.offset(2) + k)], summed);
+    ASSERT_EQ(g[static_cast<size_t>(flat.offset(3) + k)], 7.0 * (r + 1)) << "the frozen W_3 was communicated";
+  }
+}
+
+// The ranks agreed on which gradients to communicate when the reducer was made: freezing afterwards would
+// make this rank skip collectives the others issue, so the next pass refuses it, naming the parameter.
+TEST(Reducer, FreezingAfterTheReducerIsMadeIsAnErrorNamingTheParameter) {
+  auto pg = make_test_group();
+  Generator gen(13);
+  std::vector<Variable> ws = square_weights(gen, 3, 4);
+  FlatParameters flat(ws, Device::cpu());
+  Reducer reducer(flat, *pg);
+  ws[1].set_requires_grad(false);
+  flat.zero_grad();
+  try {
+    sum(add(sum(ws[0]), sum(ws[2]))).backward();
+    FAIL() << "no error for a parameter frozen after the reducer was made";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("parameter 1 ('w1') was frozen after the Reducer was made"), std::string::npos)
+        << e.what();
+  }
+}
+
+// Ranks that freeze different parameters would issue different collectives: the reducer's construction,
+// where the ranks compare their layouts, refuses it on every rank.
+TEST(Reducer, RanksFreezingDifferentParametersAreRefusedWhenItIsMade) {
+  auto pg = make_test_group();
+  if (pg->size() < 2) GTEST_SKIP() << "needs two ranks (mpirun -np 2)";
+  Generator gen(17);
+  std::vector<Variable> ws = square_weights(gen, 3, 4);
+  FlatParameters flat(ws, Device::cpu());
+  if (pg->rank() == 1) ws[0].set_requires_grad(false);
+  try {
+    Reducer reducer(flat, *pg);
+    FAIL() << "no error for different frozen parameters on the ranks";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the frozen parameters differ"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

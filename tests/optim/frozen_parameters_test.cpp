@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "framework/core/error.h"
+#include "framework/optim/average_and_clip.h"
 #include "framework/optim/optimizer.h"
 
 namespace luong::testing {
@@ -47,6 +49,31 @@ TEST(FrozenParameters, TurnsTheFrozenGradientsOffWhileItLives) {
     EXPECT_EQ(on, (std::vector<bool>{true, false, true, false}));
   }
   for (const auto& p : fp.params()) EXPECT_TRUE(p.requires_grad()) << "back on once the object is gone";
+}
+
+// The trainer's norm over the trained spans: the frozen slots are neither read nor zeroed. The frozen
+// parameters hold stale gradients (10..19 from four_parameters) behind a pending zero: read, they would add
+// to the norm; zeroed, they would lose their pending mark.
+TEST(FrozenParameters, TheNormOverTheTrainedSpansNeitherReadsNorZeroesTheFrozenSlots) {
+  FlatParameters fp = four_parameters();
+  const FrozenParameters frozen(fp, {1, 3});  // trained: gradients 10, 11 and 15..18
+  fp.zero_grad();
+  // This pass's gradients of the trained parameters, as backward writes them.
+  fp.grad_span({0, 2}).copy_(Tensor::from({10, 11}, {2}, DType::f32));
+  fp.grad_span({5, 4}).copy_(Tensor::from({15, 16, 17, 18}, {4}, DType::f32));
+  const double squares = 10 * 10 + 11 * 11 + 15 * 15 + 16 * 16 + 17 * 17 + 18 * 18;
+  for (auto [tokens, clip] : {std::pair<int64_t, double>{1, 0.0}, {2, 3.0}}) {
+    const AveragedGradient g = measure_average_and_clip(fp, tokens, clip, frozen.trained_spans());
+    ASSERT_TRUE(g.finite);
+    EXPECT_DOUBLE_EQ(g.norm, std::sqrt(squares) / static_cast<double>(tokens));
+    const double average = 1.0 / static_cast<double>(tokens);
+    EXPECT_DOUBLE_EQ(g.factor, clip > 0 ? average * clip / (g.norm + 1e-12) : average);
+  }
+  EXPECT_TRUE(fp.params()[1].impl()->grad_zero_pending && fp.params()[3].impl()->grad_zero_pending)
+      << "a frozen slot was zeroed";
+  // No spans: the whole buffer, whose frozen slots read as zero.
+  EXPECT_DOUBLE_EQ(measure_average_and_clip(fp, 1, 0.0).norm, std::sqrt(squares));
+  EXPECT_FALSE(fp.params()[1].impl()->grad_zero_pending);
 }
 
 // The optimizer over the trained spans: frozen values (and their state) are never written, weight decay
