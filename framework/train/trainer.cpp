@@ -315,6 +315,15 @@ TrainSummary Trainer::run() {
             " parameter values stay as they are (backward computes no gradient for them, ",
             reducer_ ? "the all-reduce does not carry them, " : "", "the optimizer does not update them)"));
   }
+  if (reducer_) {
+    // What each step sends, once: a user sizing dist.bucket_mb or a network sees it without a profiler.
+    size_t sent = 0;
+    for (const GradBucket& b : reducer_->buckets()) sent += b.reduced.numel > 0 ? 1 : 0;
+    const double bytes = static_cast<double>(reducer_->reduced_numel()) *
+                         static_cast<double>(dtype_size(task_.parameters().grad().dtype()));
+    say(str("gradient all-reduce: ", std::round(bytes / 1e5) / 10, " MB a step over ", group_.size(), " processes, in ",
+            sent, " bucket(s) of up to dist.bucket_mb = ", opt_.bucket_mb, " MiB started during backward"));
+  }
   if (ema_)
     say(str("keeping an exponential moving average of the parameters (optim.ema_decay ", opt_.ema_decay,
             "): the validations measure it, and best.h5 and every checkpoint's model are the average"));
