@@ -9,8 +9,8 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include <thread>
 
+#include "framework/core/cpu_share.h"
 #include "framework/core/error.h"
 #include "framework/io/json_text.h"
 #include "framework/sweep/child_env.h"
@@ -139,8 +139,9 @@ void run(const SweepArgs& a) {
   o.luong_binary = fs::canonical("/proc/self/exe").string();  // mpirun would resolve /proc/self/exe to itself
   o.parallel = a.parallel > 0 ? a.parallel : spec.parallel;
   o.retry_failed = a.retry_failed;
-  o.child_env = sweep::thread_env(std::max(1u, std::thread::hardware_concurrency()), o.parallel,
-                                  sweep::ranks_per_trial(spec.launch), [](const char* k) { return std::getenv(k); });
+  // The CPUs this sweep may use (a Slurm allocation's, a taskset's), not the machine's.
+  o.child_env = sweep::thread_env(usable_cpus(), o.parallel, sweep::ranks_per_trial(spec.launch),
+                                  [](const char* k) { return std::getenv(k); });
   o.resolve = [](const std::string& base, const std::vector<std::string>& sets) { return load_run_config(base, sets).config; };
   o.log = [](const std::string& s) { std::cerr << "sweep " << s << std::endl; };
   if (a.dry_run) return dry_run(spec, trials, o, a.json);

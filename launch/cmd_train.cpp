@@ -16,6 +16,7 @@
 #include "framework/io/checkpoint_dir.h"
 #include "framework/io/directory_lock.h"
 #include "framework/io/json_text.h"
+#include "framework/kernels/cpu/parallel.h"
 #include "framework/optim/optimizer.h"
 #include "framework/optim/schedule.h"
 #include "framework/train/resume_point.h"
@@ -169,7 +170,9 @@ void run(const TrainArgs& a) {
   auto log = [&](const std::string& s) {  // --quiet keeps warnings
     if (root && (!a.quiet || s.rfind("warning:", 0) == 0)) std::cerr << s << "\n";
   };
-  if (root) log(str("luong ", LUONG_VERSION, ": ", group->size(), " process(es), backend ", group->backend()));
+  if (root)
+    log(str("luong ", LUONG_VERSION, ": ", group->size(), " process(es), backend ", group->backend(), ", ",
+            cpu::num_threads(), " CPU thread(s)", group->size() > 1 ? " each" : ""));
   const std::string config_text = cfg.config.dump();
   check_configs_agree(*group, config_text);
 

@@ -5,12 +5,8 @@
 
 #include <cstdlib>
 #include <string>
-#include <thread>
-#include <vector>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "framework/core/cpu_share.h"
 
 extern "C" char* openblas_get_corename(void);
 extern "C" void openblas_set_num_threads(int);
@@ -26,35 +22,23 @@ const char* best_core_type() {
   return nullptr;
 }
 
-// With OMP_PROC_BIND set, libgomp binds the initial thread to its first place as it loads, before main, and
-// an exec'd image inherits that one-CPU mask: its libgomp then finds a single place and binds every thread
-// to the same CPU (measured on 2 cores: 392 instead of 201 ms per step). Before re-exec, widen the mask back
-// to the union of the places this process's libgomp computed from the mask it started with. A no-op without
-// binding (no places).
+// The exec'd image inherits the mask of the initial thread, which OMP_PROC_BIND has narrowed to one CPU: its
+// libgomp would then find a single place and bind every thread to the same CPU (measured on 2 cores: 392
+// instead of 201 ms per step). Before re-exec, widen the mask back to the union of the places. A no-op
+// without binding (no places).
 void restore_affinity_before_exec() {
-#ifdef _OPENMP
-  const int places = omp_get_num_places();
-  if (places <= 0) return;
   cpu_set_t all;
-  CPU_ZERO(&all);
-  for (int p = 0; p < places; ++p) {
-    std::vector<int> ids(static_cast<size_t>(omp_get_place_num_procs(p)));
-    omp_get_place_proc_ids(p, ids.data());
-    for (const int id : ids)
-      if (id >= 0 && id < CPU_SETSIZE) CPU_SET(id, &all);
-  }
-  if (CPU_COUNT(&all) > 0)
-    sched_setaffinity(0, sizeof all, &all);  // best effort: on failure the exec keeps the narrow mask
-#endif
+  if (union_of_openmp_places(all)) sched_setaffinity(0, sizeof all, &all);  // best effort: else the narrow mask
 }
 
 }  // namespace
 
 void configure_process(int argc, char** argv) {
   (void)argc;
-  // Thread defaults: one OpenMP thread per core for our kernels and OpenBLAS on the same cores (the two
-  // pools take turns, never run at once). A user's explicit settings always win.
-  const unsigned cores = std::thread::hardware_concurrency() ? std::thread::hardware_concurrency() : 1;
+  // Thread defaults: one OpenMP thread per core of this process's share (framework/core/cpu_share.h) for our
+  // kernels, and OpenBLAS on the same cores (the two pools take turns, never run at once). A user's explicit
+  // settings always win.
+  const int cores = default_threads_for_this_process();
   if (!std::getenv("OMP_NUM_THREADS")) {
     setenv("OMP_NUM_THREADS", std::to_string(cores).c_str(), 1);
     // Tells `luong sweep` this value is a default it may divide among parallel trials, not the user's.
@@ -64,7 +48,7 @@ void configure_process(int argc, char** argv) {
   // given: OMP_NUM_THREADS=1 alone must mean one thread.
   if (!std::getenv("OPENBLAS_NUM_THREADS")) {
     const int omp = std::atoi(std::getenv("OMP_NUM_THREADS"));
-    openblas_set_num_threads(omp > 0 ? omp : static_cast<int>(cores));
+    openblas_set_num_threads(omp > 0 ? omp : cores);
   }
 
   // Both variables below are read once, when OpenBLAS and libgomp load, so setting them needs a re-exec.
