@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
 #include "framework/io/checkpoint.h"
@@ -63,6 +65,26 @@ TEST_F(DistTrainTest, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
   EXPECT_LE(max_rel_diff(checkpoint_path(one, 15), checkpoint_path(two, 15)), 1e-6);
   // And they moved: the result is not just the shared initialisation.
   EXPECT_GT(max_rel_diff(checkpoint_path(one, 5), checkpoint_path(one, 15)), 1e-3);
+}
+
+// A plain mpirun, with no OMP_NUM_THREADS: each rank runs its share of the machine's CPUs (framework/core/
+// cpu_share.h), as the job's first line says; it had run the machine's count, two ranks oversubscribing it.
+TEST_F(DistTrainTest, PlainMpirunGivesEachRankItsShareOfTheCpus) {
+  const std::string dir = fresh_dir("dist_plain_mpirun");
+  std::string train = args(dir, 8, 2);
+  train.erase(train.find(" --quiet"), 8);  // the first line is informational
+  const RunResult r = run_luong_shell(
+      "env -u OMP_NUM_THREADS -u OPENBLAS_NUM_THREADS -u LUONG_NO_REEXEC mpirun --allow-run-as-root --oversubscribe "
+      "-np 2 -x LUONG_DIST_TIMEOUT_S=20 " +
+      std::string(LUONG_BINARY) + " " + train + " 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::smatch m;
+  ASSERT_TRUE(
+      std::regex_search(r.output, m, std::regex("2 process\\(es\\), backend mpi, (\\d+) CPU thread\\(s\\) each")))
+      << r.output;
+  const int machine = static_cast<int>(std::thread::hardware_concurrency());
+  EXPECT_LE(std::stoi(m[1]), std::max(1, machine / 2)) << "two ranks oversubscribe the " << machine << " CPUs";
+  EXPECT_GE(std::stoi(m[1]), 1);
 }
 
 // optim.ema_decay under mpirun: every rank averages the same all-reduced parameters, so the job's average (the
