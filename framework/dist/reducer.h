@@ -3,8 +3,8 @@
 // Buckets are contiguous ranges of FlatParameters::grad() built over the parameters in REVERSE order (the
 // last layers' gradients are final first during backward), capped at bucket_mb (the first bucket at
 // first_bucket_mb, so communication starts early); a parameter larger than the cap gets a bucket of its
-// own. The layout depends only on parameter sizes, so it is identical on every rank (checked at
-// construction by all-gathering its hash).
+// own. The layout depends only on parameter sizes and which parameters are frozen (below), so it is identical
+// on every rank (checked at construction by all-gathering its hash).
 //
 // Each parameter's gradient-ready hook marks it ready; when every parameter of a bucket is ready, the bucket's
 // asynchronous all-reduce is launched at once, in place on the flat buffer. Buckets are launched strictly in
