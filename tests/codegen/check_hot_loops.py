@@ -11,6 +11,13 @@ compile_commands.json. Why a test: a small edit can leave such a loop scalar wit
 slower step. The LSTM cell's backward loop went scalar when a run-time flag put a conditional load in it,
 and stayed so for three sessions (2.8% of a CPU training step, a quarter of the vectorised rate).
 
+A loop is compiled once for each place it is inlined into (cpu::parallel_ranges runs its body in an OpenMP
+team or inline on one thread), and every copy must be vectorised: a position the report names as vectorised
+must not also be named "couldn't vectorize loop" (-fopt-info-vec-missed), the sign of a copy left scalar
+(float64 copies excepted: the reference dtype of tests and gradient checks).
+Only the OpenMP copies of the Adam update and SGD with momentum were vectorised for many sessions, and every
+one-thread process (a rank of `mpirun -np 2` on 2 cores) ran Adam 7x slower than it should.
+
 Usage: check_hot_loops.py BUILD_DIR SOURCE_DIR      (registered in ctest for Release builds with GCC)
 Exit 0 when every marked loop is vectorised, 1 when one is not, 2 when it cannot check.
 """
@@ -22,7 +29,11 @@ import subprocess
 import sys
 
 MARKER = "// hot loop: must vectorise (tests/codegen/check_hot_loops.py)"
-REPORT = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):\d+: optimized: loop vectorized")
+REPORT = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): (?P<what>optimized: loop vectorized|"
+                    r"missed: couldn't vectorize loop)")
+# The reason GCC gives for a loop it could not vectorise names the element type when that type has no vector
+# form in the build (e.g. "scalar_type: const double").
+FLOAT64 = re.compile(r"^\s*scalar_type: (const )?double\b")
 # Marked loops live in the CPU kernels; fewer markers than this means the scan itself broke.
 MIN_MARKERS = 10
 
@@ -96,20 +107,28 @@ def units_for(path, commands, source_dir):
     return units
 
 
-def vectorised_lines(unit, entry):
+def vectoriser_report(unit, entry):
+    """The positions (file, line, column) the unit's report names as vectorised, and those it names as a loop
+    it couldn't vectorise."""
     args = shlex.split(entry["command"]) if "command" in entry else list(entry["arguments"])
     if "-o" in args:
         args[args.index("-o") + 1] = os.devnull
-    args.append("-fopt-info-vec-optimized")
+    args += ["-fopt-info-vec-optimized", "-fopt-info-vec-missed"]
     done = subprocess.run(args, cwd=entry["directory"], capture_output=True, text=True)
     if done.returncode != 0:
         fail(2, f"compiling {unit} failed:\n{done.stderr[-2000:]}")
-    found = set()
-    for line in done.stderr.splitlines():
+    vectorised, scalar = set(), set()
+    lines = done.stderr.splitlines()
+    for i, line in enumerate(lines):
         m = REPORT.match(line)
-        if m:
-            found.add((os.path.realpath(os.path.join(entry["directory"], m["file"])), int(m["line"])))
-    return found
+        if not m:
+            continue
+        where = (os.path.realpath(os.path.join(entry["directory"], m["file"])), int(m["line"]), int(m["col"]))
+        if m["what"].startswith("optimized"):
+            vectorised.add(where)
+        elif not any(FLOAT64.search(reason) for reason in lines[i + 1:i + 3]):
+            scalar.add(where)  # a float64 copy (reference and gradient-check paths) may stay scalar
+    return vectorised, scalar
 
 
 def main():
@@ -124,26 +143,32 @@ def main():
     loops = marked_loops(source_dir)
     if len(loops) < MIN_MARKERS:
         fail(2, f"found {len(loops)} marked loops, expected at least {MIN_MARKERS}: is the marker text intact?")
-    vectorised = {}  # unit -> the (file, line) pairs its vectoriser report names
+    reports = {}  # unit -> (vectorised positions, positions of loops left scalar)
     checks = []  # (loop, unit): a loop in a header is checked in every unit that includes it
     for path, a, b in loops:
         units = units_for(path, commands, source_dir)
         if not units:
             fail(2, f"no translation unit in {db} compiles {path}")
         for unit in units:
-            if unit not in vectorised:
-                vectorised[unit] = vectorised_lines(unit, commands[unit])
+            if unit not in reports:
+                reports[unit] = vectoriser_report(unit, commands[unit])
             checks.append(((path, a, b), unit))
     missed = 0
     for (p, a, b), unit in checks:
-        ok = any((p, n) in vectorised[unit] for n in range(a, b + 1))
+        vectorised, scalar = reports[unit]
+        here = [w for w in vectorised if w[0] == p and a <= w[1] <= b]
+        left_scalar = [w for w in here if w in scalar]
+        ok = bool(here) and not left_scalar
         missed += 0 if ok else 1
         where = "" if unit == p else f" (in {os.path.relpath(unit, source_dir)})"
-        print(f"{os.path.relpath(p, source_dir)}:{a}-{b}{where}: {'vectorised' if ok else 'NOT VECTORISED'}")
+        verdict = "vectorised" if ok else ("NOT VECTORISED" if not here else
+                                           f"A COPY LEFT SCALAR at line {left_scalar[0][1]}, column {left_scalar[0][2]}")
+        print(f"{os.path.relpath(p, source_dir)}:{a}-{b}{where}: {verdict}")
     if missed:
-        fail(1, f"{missed} of {len(checks)} hot loops are not vectorised (see the lines above; compile "
+        fail(1, f"{missed} of {len(checks)} hot loops are not vectorised, or not in every copy (see the lines above; compile "
                 "the unit with -fopt-info-vec-all for the compiler's reason)")
-    print(f"check_hot_loops: all {len(loops)} marked loops vectorised, {len(checks)} checks in {len(vectorised)} units")
+    print(f"check_hot_loops: all {len(loops)} marked loops vectorised, every copy, {len(checks)} checks in "
+          f"{len(reports)} units")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,7 @@ void adam_update(int64_t n, T* param, const T* grad, T grad_scale, T* m, T* v, T
   const T decoupled_wd = decoupled ? weight_decay : T(0);
   parallel_ranges(n, n > kParallelGrain, [=](int64_t lo, int64_t hi) {
     // hot loop: must vectorise (tests/codegen/check_hot_loops.py)
+#pragma omp simd
     for (int64_t i = lo; i < hi; ++i) {
       const T p = param[i];
       const T g = grad_scale * grad[i] + coupled_wd * p;
