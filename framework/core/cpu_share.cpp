@@ -15,6 +15,9 @@
 namespace luong {
 namespace {
 
+// The machine's CPUs, online (std::thread's count), at least 1.
+int machine_cpus() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+
 // A whole number >= 1, or 0 for anything else.
 int positive(const char* text) {
   if (!text || !*text) return 0;
@@ -68,7 +71,7 @@ int usable_cpus() {
     const int n = CPU_COUNT(&set);
     if (n > 0) return n;
   }
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return machine_cpus();
 }
 
 int ranks_on_this_node(const std::function<const char*(const char*)>& getenv) {
@@ -87,8 +90,8 @@ int default_threads(int machine_cpus, int usable, int ranks) {
 }
 
 int default_threads_for_this_process() {
-  const int machine = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return default_threads(machine, usable_cpus(), ranks_on_this_node([](const char* n) { return std::getenv(n); }));
+  return default_threads(machine_cpus(), usable_cpus(),
+                         ranks_on_this_node([](const char* n) { return std::getenv(n); }));
 }
 
 }  // namespace luong

@@ -112,6 +112,12 @@ int64_t Reducer::reduced_numel() const {
   return n;
 }
 
+size_t Reducer::sent_buckets() const {
+  size_t n = 0;
+  for (const auto& b : buckets_) n += b.reduced.numel > 0 ? 1 : 0;
+  return n;
+}
+
 void Reducer::check_frozen_set_unchanged() const {
   const auto& ps = params_.params();
   for (size_t i = 0; i < ps.size(); ++i)

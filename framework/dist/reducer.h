@@ -82,8 +82,9 @@ class Reducer {
 
   const std::vector<GradBucket>& buckets() const { return buckets_; }
   uint64_t layout_hash() const { return layout_hash_; }
-  // Gradient elements one step's all-reduce carries: the buckets' reduced ranges.
+  // Gradient elements one step's all-reduce carries (the buckets' reduced ranges), and in how many buckets.
   int64_t reduced_numel() const;
+  size_t sent_buckets() const;
   // Events of the last (or current) pass, in the order they happened.
   const std::vector<ReducerEvent>& timeline() const { return timeline_; }
 

@@ -21,31 +21,30 @@ void check_arguments(const char* fn, int64_t tokens, double clip_norm) {
               "staged with");
 }
 
-// The decision both host entry points take, from one read of the buffer; fn names the caller in errors.
-AveragedGradient decide(const char* fn, const Tensor& flat_grad, int64_t tokens, double clip_norm) {
+// The decision the host entry points take from the gradient's sum of squares (one read of the buffer, or of
+// the spans trained); fn names the caller in errors.
+AveragedGradient decide(const char* fn, double squares, int64_t tokens, double clip_norm) {
   check_arguments(fn, tokens, clip_norm);
-  const ClipDecision d = decide_clip(sum_squares(flat_grad), tokens, clip_norm);
+  const ClipDecision d = decide_clip(squares, tokens, clip_norm);
   return {d.finite, d.norm, d.factor};
 }
 
 }  // namespace
 
 AveragedGradient measure_average_and_clip(const Tensor& flat_grad, int64_t tokens, double clip_norm) {
-  return decide("measure_average_and_clip", flat_grad, tokens, clip_norm);
+  return decide("measure_average_and_clip", sum_squares(flat_grad), tokens, clip_norm);
 }
 
 AveragedGradient measure_average_and_clip(FlatParameters& params, int64_t tokens, double clip_norm,
                                           std::span<const FlatSpan> only) {
   if (only.empty()) return measure_average_and_clip(params.grad(), tokens, clip_norm);
-  check_arguments("measure_average_and_clip", tokens, clip_norm);
   double squares = 0.0;
   for (const FlatSpan& s : only) squares += sum_squares(params.grad_span(s));
-  const ClipDecision d = decide_clip(squares, tokens, clip_norm);
-  return {d.finite, d.norm, d.factor};
+  return decide("measure_average_and_clip", squares, tokens, clip_norm);
 }
 
 AveragedGradient average_and_clip_(Tensor& flat_grad, int64_t tokens, double clip_norm) {
-  AveragedGradient g = decide("average_and_clip_", flat_grad, tokens, clip_norm);
+  AveragedGradient g = decide("average_and_clip_", sum_squares(flat_grad), tokens, clip_norm);
   if (!g.finite) return g;
   if (g.factor != 1.0) scale_(flat_grad, g.factor);
   g.factor = 1.0;

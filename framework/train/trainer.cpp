@@ -317,12 +317,11 @@ TrainSummary Trainer::run() {
   }
   if (reducer_) {
     // What each step sends, once: a user sizing dist.bucket_mb or a network sees it without a profiler.
-    size_t sent = 0;
-    for (const GradBucket& b : reducer_->buckets()) sent += b.reduced.numel > 0 ? 1 : 0;
     const double bytes = static_cast<double>(reducer_->reduced_numel()) *
                          static_cast<double>(dtype_size(task_.parameters().grad().dtype()));
     say(str("gradient all-reduce: ", std::round(bytes / 1e5) / 10, " MB a step over ", group_.size(), " processes, in ",
-            sent, " bucket(s) of up to dist.bucket_mb = ", opt_.bucket_mb, " MiB started during backward"));
+            reducer_->sent_buckets(), " bucket(s) of up to dist.bucket_mb = ", opt_.bucket_mb,
+            " MiB started during backward"));
   }
   if (ema_)
     say(str("keeping an exponential moving average of the parameters (optim.ema_decay ", opt_.ema_decay,
