@@ -23,16 +23,28 @@ void ExponentialMovingAverage::check_fits(const Tensor& params) const {
       "the parameter average does not fit the parameters it averages");
 }
 
-void ExponentialMovingAverage::update(const Tensor& params) {
-  if (!average_.defined()) average_ = params.clone();
+void ExponentialMovingAverage::update(const Tensor& params, std::span<const FlatSpan> only) {
+  const bool first = !average_.defined();
+  if (first) average_ = params.clone();
   check_fits(params);
   // The weight is computed in double and rounded once, so both devices step by the same float.
   const double weight = 1.0 - decay_at(updates_);
-  dispatch_float(params.dtype(), "ema_update", [&](auto tag) {
-    using T = decltype(tag);
-    LUONG_KERNEL(params.device(), ema_update<T>, params.numel(), average_.data<T>(), params.data<T>(),
-                 static_cast<T>(weight));
-  });
+  const auto update_range = [&](int64_t offset, int64_t numel) {
+    dispatch_float(params.dtype(), "ema_update", [&](auto tag) {
+      using T = decltype(tag);
+      LUONG_KERNEL(params.device(), ema_update<T>, numel, average_.data<T>() + offset, params.data<T>() + offset,
+                   static_cast<T>(weight));
+    });
+  };
+  if (only.empty()) {
+    update_range(0, params.numel());
+  } else {
+    for (const FlatSpan& s : only) {
+      LUONG_CHECK(s.offset >= 0 && s.numel > 0 && s.offset + s.numel <= params.numel(), "parameter average: span [",
+                  s.offset, ", ", s.offset + s.numel, ") outside the ", params.numel(), " parameters");
+      update_range(s.offset, s.numel);
+    }
+  }
   ++updates_;
 }
 

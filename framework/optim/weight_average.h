@@ -11,7 +11,9 @@
 // the two buffers' values in place (no third copy of a model on the GPU) and AveragedWeights puts them back.
 #pragma once
 #include <cstdint>
+#include <span>
 
+#include "framework/autograd/flat_parameters.h"
 #include "framework/io/state_dict.h"
 #include "framework/tensor/tensor.h"
 
@@ -22,8 +24,10 @@ class ExponentialMovingAverage {
   // decay in [0, 1): 0 makes the average the last parameters.
   explicit ExponentialMovingAverage(double decay);
 
-  // One update from the parameters just stepped: the first call copies them.
-  void update(const Tensor& params);
+  // One update from the parameters just stepped: the first call copies them all. `only`: the spans the
+  // optimizer updated (train.freeze's trained parameters), empty = the whole buffer. The values outside them do
+  // not change after the first call, so their average stays bit for bit equal to them and is not recomputed.
+  void update(const Tensor& params, std::span<const FlatSpan> only = {});
   // The decay the n-th update (from 0) uses.
   double decay_at(int64_t n) const;
   // Exchanges the average's values with those of params (same numel, dtype, device). Twice restores both.

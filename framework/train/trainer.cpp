@@ -150,7 +150,8 @@ void Trainer::train_step() {
   // Frozen parameters: no update, weight decay included.
   optimizer_.step(params, lr, g.factor, trained);
   // Every process averages the same parameters (all-reduced gradients, one update): the averages agree too.
-  if (ema_) ema_->update(params.data());
+  // Frozen values never change, so their average is their value: only the trained spans are averaged.
+  if (ema_) ema_->update(params.data(), trained);
   window_loss_ += loss_sum;
   window_tokens_ += tokens;
   total_tokens_ += tokens;

@@ -67,6 +67,37 @@ TEST(ExponentialMovingAverage, AnAverageEqualToTheParametersStaysBitForBitEqual)
   EXPECT_EQ(ema.average().to_vector(), p.to_vector());
 }
 
+// train.freeze: the trainer averages the trained spans only. The frozen values do not change after the first
+// update, so the result is the whole-buffer update's, bit for bit; and a span update leaves the rest alone.
+TEST(ExponentialMovingAverage, ASpanUpdateAveragesTheSpansAndGivesTheWholeUpdatesBitsWhenTheRestIsConstant) {
+  for (DType dtype : {DType::f32, DType::f64}) {
+    const std::vector<FlatSpan> trained{{0, 40}, {100, 57}, {200, 57}};  // 100..157: the gap 157..200 is frozen
+    std::vector<double> p = random_doubles(257, 21, -2.0, 2.0);
+    const std::vector<double> frozen_before(p.begin() + 40, p.begin() + 100);
+    ExponentialMovingAverage whole(0.9), spans(0.9);
+    for (int k = 0; k < 5; ++k) {
+      for (const FlatSpan& s : trained)
+        for (int64_t i = s.offset; i < s.offset + s.numel; ++i) p[static_cast<size_t>(i)] += 0.25 * (k + 1);
+      whole.update(values(p, dtype));
+      spans.update(values(p, dtype), trained);
+    }
+    EXPECT_EQ(spans.average().to_vector(), whole.average().to_vector()) << dtype;
+    EXPECT_EQ(spans.updates(), 5);
+
+    // A value outside the spans that did change (which the trainer never does) is not averaged.
+    std::vector<double> moved = p;
+    for (size_t i = 40; i < 100; ++i) moved[i] += 1.0;
+    spans.update(values(moved, dtype), trained);
+    const std::vector<double> got = spans.average().to_vector();
+    for (size_t i = 40; i < 100; ++i) ASSERT_EQ(got[i], values(frozen_before, dtype).to_vector()[i - 40]) << i;
+    EXPECT_NE(got[0], whole.average().to_vector()[0]);  // the spans did move
+  }
+  ExponentialMovingAverage ema(0.9);
+  const Tensor p = values(random_doubles(8, 5, -1.0, 1.0));
+  const std::vector<FlatSpan> outside{{4, 5}};
+  EXPECT_THROW(ema.update(p, outside), Error);
+}
+
 TEST(ExponentialMovingAverage, SwapsInAndBackOutAlsoWhenTheWorkThrows) {
   ExponentialMovingAverage ema(0.9);
   Tensor params = values({1, 2, 3});

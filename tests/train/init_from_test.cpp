@@ -337,6 +337,16 @@ TEST_F(InitFromTest, FrozenPartsStayAsTheCheckpointHasThemAndResumeExactly) {
   ASSERT_EQ(r.status, 0) << r.output;
   expect_bitwise_equal(trained, load_checkpoint(checkpoint_path(stopped, 10)).state.sub("model"));
 
+  // With optim.ema_decay the checkpoint's model is the average: its frozen parts are still the checkpoint's.
+  const std::string averaged = fresh_dir("freeze_ema");
+  r = run_luong(child_command(averaged, common + " --quiet --set train.max_steps=5 --set optim.ema_decay=0.9"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const StateDict average = load_checkpoint(checkpoint_path(averaged, 5)).state.sub("model");
+  for (const auto& [name, t] : average.tensors) {
+    const bool is_frozen = name.rfind("encoder/", 0) == 0 || name.rfind("decoder/embedding/", 0) == 0;
+    EXPECT_EQ(t.to_vector() == parent.tensors.at(name).to_vector(), is_frozen) << name;
+  }
+
   r = run_luong(
       child_command(fresh_dir("freeze_all"), common + " --set train.freeze=encoder,decoder --set train.max_steps=3"));
   EXPECT_EQ(r.status, 1) << r.output;
