@@ -432,6 +432,25 @@ TEST_F(DistTrainTest, MpirunLuongTurnsACtrlCIntoAStopThatSaves) {
   expect_saved_at_the_stop(dir, output);
 }
 
+// A stop that reaches the script before mpirun starts (here during MPIRUN_LUONG_TEST_DELAY_S, between the traps
+// and the start) ends it with the signal's status and starts nothing: it used to end the script alone, after
+// which mpirun could start with no one left to relay a stop.
+TEST_F(DistTrainTest, MpirunLuongStoppedBeforeItsJobStartsStartsNothing) {
+  const std::string dir = fresh_dir("dist_wrapper_early_stop"), log = fresh_log_path("dist_wrapper_early_stop");
+  const pid_t pid = start_shell_command("env MPIRUN_LUONG_TEST_DELAY_S=2 OMP_NUM_THREADS=1 " +
+                                        std::string(LUONG_SOURCE_DIR) + "/launch/mpirun-luong -np 2 " + LUONG_BINARY +
+                                        " " + args(dir, 8, 1000000) + " > " + log + " 2>&1");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  kill(pid, SIGINT);
+  EXPECT_EQ(wait_exit_status(pid), 130) << file_text(log);
+  EXPECT_NE(file_text(log).find("mpirun-luong: stopped (signal 2) before the job started"), std::string::npos)
+      << file_text(log);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/metrics.jsonl")) << file_text(log);
+  // Anchored, so that the shell running pgrep (whose command line holds the pattern) does not match.
+  EXPECT_EQ(run_luong_shell("pgrep -f -- '^(mpirun|" + std::string(LUONG_BINARY) + ") .*" + dir + "'").status, 1)
+      << "a process of the job is running";
+}
+
 // Rank 1 of a multi-node job may not see rank 0's run directory (node-local storage): it used to start
 // over while rank 0 resumed, and both then hung in their first collective until the watchdog. Both now
 // stop at once, saying where each would have resumed.
