@@ -144,6 +144,7 @@ TrainerOptions trainer_options(const nmt::NmtConfig& c, const TrainArgs& a) {
   o.valid_every = c.train.valid_every;
   o.log_every = c.train.log_every;
   o.checkpoint_every = c.train.checkpoint_every;
+  o.checkpoint_minutes = c.train.checkpoint_minutes;
   o.keep_checkpoints = c.train.keep_checkpoints;
   o.tensorboard = c.train.tensorboard;
   o.early_stopping = c.train.early_stopping;

@@ -13,10 +13,11 @@ namespace {
 // the parameters a given step produces (train.init_from: a resumed run's parameters, vocabularies and units
 // come from its own checkpoint, whatever the key now names).
 bool keeps_steps_identical(const std::string& key) {
-  static const char* const kKeys[] = {"train.max_steps",        "train.max_epochs",         "train.log_every",
-                                      "train.checkpoint_every", "train.keep_checkpoints",   "data.test_src",
-                                      "data.test_tgt",          "dist.check_every",         "train.valid_bleu",
-                                      "train.tensorboard",      "train.valid_translations", "train.init_from"};
+  static const char* const kKeys[] = {
+      "train.max_steps",          "train.max_epochs",       "train.log_every",   "train.checkpoint_every",
+      "train.checkpoint_minutes", "train.keep_checkpoints", "data.test_src",     "data.test_tgt",
+      "dist.check_every",         "train.valid_bleu",       "train.tensorboard", "train.valid_translations",
+      "train.init_from"};
   for (const char* k : kKeys)
     if (key == k) return true;
   return key.rfind("eval.", 0) == 0;
@@ -28,7 +29,9 @@ bool same_as_absent(const std::string& key, const std::string& value) {
   return (key == "train.accumulate" && value == "1") || (key == "train.valid_bleu" && value == "false") ||
          (key == "train.valid_metric" && value == "ppl") || (key == "data.bpe_merges" && value == "0") ||
          (key == "data.bpe_joint" && value == "true") || (key == "eval.chrf_word_order" && value == "0") ||
-         (key == "train.tensorboard" && value == "false") || (key == "train.valid_translations" && value == "false") ||
+         (key == "train.tensorboard" && value == "false") ||
+         (key == "train.checkpoint_minutes" && (value == "0" || value == "0.0")) ||
+         (key == "train.valid_translations" && value == "false") ||
          ((key == "data.bpe_codes" || key == "data.bpe_codes_tgt" || key == "train.init_from") &&
           (value.empty() || value == "\"\"" || value == "''"));
 }

@@ -116,13 +116,17 @@ void Trainer::train_step() {
   // Token-weighted averaging: the gradient is a sum over this rank's tokens; summing over ranks and
   // dividing by the global token count gives exactly the one-process update on the whole global batch.
   // The same all-reduce carries stop requests: how many processes were signalled, and the sum of their
-  // signal numbers (one signal, as a rule: its number is the mean).
+  // signal numbers (one signal, as a rule: its number is the mean); and whether rank 0's clock says a timed
+  // save is due (train.checkpoint_minutes), so that every rank takes part in the same save.
+  const bool timed_save_due = is_root() && opt_.checkpoint_minutes > 0 &&
+                              progress_.elapsed_s() - last_save_s_ >= 60.0 * opt_.checkpoint_minutes;
   std::vector<double> totals{r.loss_sum, static_cast<double>(r.tokens), stop_requested() ? 1.0 : 0.0,
-                             static_cast<double>(stop_signal())};
+                             static_cast<double>(stop_signal()), timed_save_due ? 1.0 : 0.0};
   if (group_.size() > 1) group_.all_reduce_scalars(totals);
   const double loss_sum = totals[0];
   const auto tokens = static_cast<int64_t>(totals[1]);
   note_agreed_stop(totals[2], totals[3]);
+  timed_save_due_ = totals[4] > 0;
   ++step_;
   // Token average and clip: the norm and the NaN/Inf check from one read of the gradient; the factor is applied
   // by the optimizer's update as it reads the gradient, not by a pass of its own.
@@ -329,6 +333,7 @@ TrainSummary Trainer::run() {
             "): the validations measure it, and best.h5 and every checkpoint's model are the average"));
   if (is_root() && opt_.on_started) opt_.on_started();
   window_start_s_ = progress_.elapsed_s(), window_outside_start_s_ = outside_training_s_;
+  last_save_s_ = progress_.elapsed_s();
   // A resumed run that had already ended stays ended, for the reason it ended: its limits, or early
   // stopping (whose patience the checkpoint keeps; resuming used to train on past it and replace best.h5,
   // so an interrupted sweep re-entering a finished trial got another result than an uninterrupted one).
@@ -358,6 +363,7 @@ TrainSummary Trainer::run() {
     train_step();
     if (opt_.valid_every > 0 && step_ % opt_.valid_every == 0) validate(task_.epoch());
     if (opt_.checkpoint_every > 0 && step_ % opt_.checkpoint_every == 0) save_checkpoint_now();
+    if (timed_save_due_) save_checkpoint_now();  // (nothing when this step was just saved)
     if (opt_.max_steps > 0 && step_ >= opt_.max_steps) {
       stop_ = true;
       summary_.stop_reason = str("reached train.max_steps = ", opt_.max_steps);

@@ -37,6 +37,7 @@ struct TrainerOptions {
   int64_t valid_every = 0;        // steps; 0 = at each epoch end
   int64_t log_every = 50;
   int64_t checkpoint_every = 0;   // steps; 0 = after each validation
+  double checkpoint_minutes = 0;  // also save when this much wall time has passed since the last save; 0 = off
   int64_t keep_checkpoints = 3;   // 0 = keep all
   bool tensorboard = false;       // also write metrics.jsonl's records as TensorBoard scalars in run_dir
   int64_t early_stopping = 0;     // validations without improvement; 0 = off
@@ -152,6 +153,8 @@ class Trainer {
   int64_t bad_validations_ = 0;
   int64_t bad_steps_ = 0;
   int64_t last_saved_step_ = -1;
+  double last_save_s_ = 0;       // progress_.elapsed_s() at the last save (or the start): train.checkpoint_minutes
+  bool timed_save_due_ = false;  // agreed in the step's all-reduce: rank 0's clock says a timed save is due
   int64_t last_valid_step_ = -1;
   int64_t last_step_epoch_ = 0;  // the epoch of the last step this process took (0: none yet)
   // The epoch of step_'s validation when a stop cut it short (-1: none): saved, and a resumed run does that

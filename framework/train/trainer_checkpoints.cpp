@@ -319,6 +319,7 @@ void Trainer::save_checkpoint_now(bool best) {
   if (best) mark_best(opt_.run_dir, step_);  // only right after the validation that improved, at its step
   if (opt_.keep_checkpoints > 0) apply_retention(opt_.run_dir, opt_.keep_checkpoints);
   outside_training_s_ += progress_.elapsed_s() - started;
+  last_save_s_ = progress_.elapsed_s();  // train.checkpoint_minutes counts from the end of a save
 }
 
 }  // namespace luong

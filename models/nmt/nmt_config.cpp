@@ -141,6 +141,12 @@ void add_train(ConfigSchema& s) {
   bounded(s.add_int("train.checkpoint_every", 0, "Save a checkpoint every this many steps; 0 = after every "
                                                  "validation."),
           0);
+  bounded(s.add_number("train.checkpoint_minutes", 0.0,
+                       "Also save a checkpoint once this many minutes have passed since the last one was saved (or "
+                       "the run started): the most training a killed job or a lost node can cost, however rarely "
+                       "train.checkpoint_every and the validations save. Under mpirun rank 0's clock decides, in the "
+                       "step's all-reduce; 0 = off."),
+          0.0, 525600.0);
   bounded(s.add_int("train.keep_checkpoints", 3, "Keep the newest this many step checkpoints (the best one is "
                                                  "always kept); 0 = keep all."),
           0);
@@ -405,6 +411,7 @@ NmtConfig nmt_config_from(const Config& c) {
   t.valid_every = c.get_int("train.valid_every");
   t.log_every = c.get_int("train.log_every");
   t.checkpoint_every = c.get_int("train.checkpoint_every");
+  t.checkpoint_minutes = c.get_number("train.checkpoint_minutes");
   t.keep_checkpoints = c.get_int("train.keep_checkpoints");
   t.tensorboard = c.get_bool("train.tensorboard");
   t.early_stopping = c.get_int("train.early_stopping");

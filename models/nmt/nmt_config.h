@@ -41,6 +41,7 @@ struct TrainConfig {
   int64_t valid_every = 0;            // steps; 0 = at the end of every epoch
   int64_t log_every = 50;             // steps
   int64_t checkpoint_every = 0;       // steps; 0 = after every validation
+  double checkpoint_minutes = 0.0;    // also save when this much wall time has passed since the last save; 0 = off
   int64_t keep_checkpoints = 3;       // 0 = keep all
   bool tensorboard = false;           // metrics also as TensorBoard scalars in the run directory
   int64_t early_stopping = 0;         // patience in validations; 0 = off

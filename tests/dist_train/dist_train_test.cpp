@@ -432,6 +432,19 @@ TEST_F(DistTrainTest, MpirunLuongTurnsACtrlCIntoAStopThatSaves) {
   expect_saved_at_the_stop(dir, output);
 }
 
+// train.checkpoint_minutes under mpirun: rank 0's clock decides, and the step's all-reduce carries the decision
+// to every rank (a save is the ranks' joint act: trainer_checkpoints.cpp), so the job saves by the clock too.
+TEST_F(DistTrainTest, TimedCheckpointsAreSavedUnderMpirun) {
+  const std::string dir = fresh_dir("dist_timed_saves");
+  const RunResult r = run_luong_shell("env LUONG_DIST_TIMEOUT_S=20 " + std::string(kMpirun) + LUONG_BINARY + " " +
+                                      args(dir, 8, 600,
+                                           "--set train.checkpoint_every=0 --set data.valid_src= --set data.valid_tgt= "
+                                           "--set train.checkpoint_minutes=0.0005") +
+                                      " 2>&1");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_GE(list_checkpoints(dir).size(), 3u) << r.output;
+}
+
 // A stop that reaches the script before mpirun starts (here during MPIRUN_LUONG_TEST_DELAY_S, between the traps
 // and the start) ends it with the signal's status and starts nothing: it used to end the script alone, after
 // which mpirun could start with no one left to relay a stop.

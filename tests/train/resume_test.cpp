@@ -146,6 +146,31 @@ TEST_F(ResumeTest, ExtendingARunStoppedAtAnEpochsEndEqualsAnUninterruptedRun) {
   EXPECT_EQ(valid_records(extended), reference);
 }
 
+// train.checkpoint_minutes: saves come with wall time, not with steps or validations (here without either);
+// they do not change training (the run ends with the bits of a run without them), and a run resumed from one
+// of them ends with those bits too.
+TEST_F(ResumeTest, TimedCheckpointsLeaveTrainingAsItIsAndResumeExactly) {
+  const std::string only_final =
+      "--set train.checkpoint_every=0 --set train.keep_checkpoints=0 --set "
+      "data.valid_src= --set data.valid_tgt= --set train.max_steps=1000";
+  const std::string reference_dir = fresh_dir("resume_timed_reference"), timed = fresh_dir("resume_timed");
+  ASSERT_EQ(run_luong(train_args(reference_dir, only_final)).status, 0);
+  ASSERT_EQ(list_checkpoints(reference_dir).size(), 1u);  // the final one alone
+  // 0.0005 minutes = 30 ms between saves.
+  const RunResult r = run_luong(train_args(timed, only_final + " --set train.checkpoint_minutes=0.0005"));
+  ASSERT_EQ(r.status, 0) << r.output;
+  const auto saved = list_checkpoints(timed);
+  ASSERT_GE(saved.size(), 3u) << "1000 steps took under 60 ms?";
+  EXPECT_LT(saved.size(), 500u) << "a save after (nearly) every step: the interval is not kept";
+  const StateDict reference = model_of(checkpoint_path(reference_dir, 1000));
+  expect_bitwise_equal(reference, model_of(checkpoint_path(timed, 1000)));
+
+  const std::string resumed = fresh_dir("resume_timed_resumed");
+  const std::string middle = saved[saved.size() / 2].path;
+  ASSERT_EQ(run_luong(train_args(resumed, only_final + " --resume " + middle)).status, 0) << middle;
+  expect_bitwise_equal(reference, model_of(checkpoint_path(resumed, 1000)));
+}
+
 // A checkpoint written just before its step's validation (an epoch's last step) is followed, when resumed,
 // by that validation: a record the killed run had already written for it must not stay a second time.
 TEST(MetricsLog, AResumedRunKeepsValidRecordsOnlyUpToItsCheckpointsValidation) {
