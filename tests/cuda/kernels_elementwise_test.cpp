@@ -243,6 +243,17 @@ TEST(CudaOptim, ParameterAverageOnTheDeviceIsTheCpus) {
   }
   EXPECT_EQ(gpu_average.average().device(), Device::cuda());
   EXPECT_EQ(gpu_average.average().to(Device::cpu()).to_vector(), cpu_average.average().to_vector());
+  // train.freeze averages the trained spans only (pointer offsets into the device buffers).
+  {
+    ExponentialMovingAverage cpu_spans(0.95), gpu_spans(0.95);
+    const std::vector<FlatSpan> trained{{0, 1000}, {2500, 2503}};
+    for (uint64_t step = 0; step < 3; ++step) {
+      const Tensor next = random_tensor({n}, DType::f32, Device::cpu(), 60 + step);
+      const Tensor on_device = next.to(Device::cuda());
+      cpu_spans.update(next, trained), gpu_spans.update(on_device, trained);
+    }
+    EXPECT_EQ(gpu_spans.average().to(Device::cpu()).to_vector(), cpu_spans.average().to_vector());
+  }
   {
     AveragedWeights in(&gpu_average, gpu_params);
     EXPECT_EQ(gpu_params.to(Device::cpu()).to_vector(), cpu_average.average().to_vector());
