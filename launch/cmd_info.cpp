@@ -8,7 +8,9 @@
 //   luong info --config runs/m30k/best.h5        also the config the run was trained with (YAML)
 #include <CLI/CLI.hpp>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -80,6 +82,22 @@ std::vector<std::string> split_commas(const std::string& text) {
   return out;
 }
 
+// The validation record of `step` in the metrics.jsonl beside the checkpoint (its run directory), without its
+// "type"; null when there is none (no validation at that step, or the file was moved out of its run).
+json validation_at(const std::string& checkpoint, int64_t step) {
+  const std::filesystem::path metrics = std::filesystem::path(checkpoint).parent_path() / "metrics.jsonl";
+  std::ifstream in(metrics);
+  json found = nullptr;
+  for (std::string line; std::getline(in, line);) {
+    const json record = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (record.is_object() && record.value("type", "") == "valid" && record.value("step", int64_t{-1}) == step) {
+      found = record;
+      found.erase("type");
+    }
+  }
+  return found;
+}
+
 // Everything `info` reports, as the JSON object --json prints; the text form is made from it.
 json describe(const Checkpoint& c, bool with_config) {
   const StateDict& s = c.state;
@@ -134,6 +152,7 @@ json describe(const Checkpoint& c, bool with_config) {
   j["valid_metric"] = value_or_null(s.strings, "trainer/valid_metric");
   j["best_valid_score"] = value_or_null(s.floats, "trainer/best_valid_score");
   j["best_valid_ppl"] = value_or_null(s.floats, "trainer/best_valid_ppl");
+  if (s.ints.contains("trainer/step")) j["validation"] = validation_at(c.path, s.ints.at("trainer/step"));
   const auto last_valid = s.ints.find("trainer/last_valid_step");
   j["last_valid_step"] =
       last_valid != s.ints.end() && last_valid->second > 0 ? json(last_valid->second) : json(nullptr);
@@ -158,6 +177,14 @@ std::string number(const json& x) {
   std::ostringstream o;
   o << std::setprecision(6) << x.get<double>();
   return o.str();
+}
+
+// BLEU and chrF with sacreBLEU's two decimals, the rest as number() gives them.
+std::string score(const std::string& key, const json& x) {
+  if (key.find("bleu") == std::string::npos && key.find("chrf") == std::string::npos) return number(x);
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.2f", x.get<double>());
+  return buffer;
 }
 
 std::string text(const json& j) {
@@ -212,6 +239,13 @@ std::string text(const json& j) {
       line("validation", str(best, "; last validated at step ", grouped(j["last_valid_step"].get<int64_t>())));
     } else {
       line("validation", "none yet");
+    }
+    if (j.contains("validation") && j["validation"].is_object()) {
+      std::string scores;
+      for (const auto& [key, value] : j["validation"].items())
+        if (key.rfind("valid_", 0) == 0 && value.is_number())
+          scores += str(scores.empty() ? "" : ", ", key, " ", score(key, value));
+      line("this step", scores + " (metrics.jsonl)");
     }
   }
   if (j.contains("ema"))

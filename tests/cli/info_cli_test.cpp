@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -95,6 +96,15 @@ TEST_F(InfoCli, ARunDirectoryIsListedInStepOrderWithItsBestMarked) {
   ASSERT_EQ(objects.size(), 2u);  // best.h5 is a hard link to one of them, not listed again
   EXPECT_EQ(objects[0]["step"], 20);
   EXPECT_EQ(objects[1]["step"], 40);
+  // Each step's own validation, from the run's metrics.jsonl.
+  std::map<int64_t, double> recorded;
+  std::ifstream metrics(run_ + "/metrics.jsonl");
+  for (std::string line; std::getline(metrics, line);) {
+    const auto m = nlohmann::json::parse(line);
+    if (m["type"] == "valid") recorded[m["step"].get<int64_t>()] = m["valid_ppl"].get<double>();
+  }
+  for (const auto& j : objects)
+    EXPECT_DOUBLE_EQ(j["validation"]["valid_ppl"].get<double>(), recorded.at(j["step"].get<int64_t>())) << j;
   int best = 0;
   for (const auto& j : objects) {
     if (!j["best"].get<bool>()) continue;
@@ -121,6 +131,7 @@ TEST_F(InfoCli, AnAverageAndAParameterAverageSayWhatTheyAre) {
   EXPECT_FALSE(j["resumable"]);
   EXPECT_EQ(j["averaged_from"], nlohmann::json::array({a, b}));
   EXPECT_TRUE(j["step"].is_null());
+  EXPECT_FALSE(j.contains("validation"));
   const RunResult text = run_luong("info " + avg);
   EXPECT_NE(text.output.find("average of 2 checkpoints, for eval and translate (no training state)"), std::string::npos)
       << text.output;
