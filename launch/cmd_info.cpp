@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -119,7 +120,13 @@ json describe(const Checkpoint& c, bool with_config) {
   j["parameters"] = parameters;
   j["parameter_tensors"] = tensors;
   j["dtype"] = value_or_null(c.metadata, "dtype");
-  j["world_size"] = c.metadata.contains("world_size") ? json(std::stoll(c.metadata.at("world_size"))) : json(nullptr);
+  j["world_size"] = value_or_null(c.metadata, "world_size");
+  if (j["world_size"].is_string()) {  // written as text, read as the number it is
+    char* end = nullptr;
+    const std::string& text = j["world_size"].get_ref<const std::string&>();
+    const long long n = std::strtoll(text.c_str(), &end, 10);
+    if (end != text.c_str() && *end == '\0') j["world_size"] = n;
+  }
   if (s.strings.contains("config")) {
     const nmt::StoredRun run = nmt::read_stored_run(c);
     const nmt::ModelConfig& m = run.cfg.model;
@@ -152,6 +159,7 @@ json describe(const Checkpoint& c, bool with_config) {
   j["valid_metric"] = value_or_null(s.strings, "trainer/valid_metric");
   j["best_valid_score"] = value_or_null(s.floats, "trainer/best_valid_score");
   j["best_valid_ppl"] = value_or_null(s.floats, "trainer/best_valid_ppl");
+  if (j["best_valid_ppl"].is_number() && j["best_valid_ppl"].get<double>() <= 0) j["best_valid_ppl"] = nullptr;  // none yet
   if (s.ints.contains("trainer/step")) j["validation"] = validation_at(c.path, s.ints.at("trainer/step"));
   const auto last_valid = s.ints.find("trainer/last_valid_step");
   j["last_valid_step"] =
