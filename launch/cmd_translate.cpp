@@ -51,7 +51,7 @@ void run(TranslateArgs a) {
   nmt::Translator translator(a.checkpoints, Device::parse(a.device));
   apply_checkpoint_decoding(a, translator.config().eval);
   use_trained_precision(translator);
-  const nmt::TranslateOptions options = translate_options(a);
+  nmt::TranslateOptions options = translate_options(a);
   // Lines are translated as they arrive: up to 4 batches at a time while input keeps coming (a file, a
   // fast pipe), or whatever has arrived once the writer pauses (a person typing, a slow producer), so
   // output never waits for the end of the input. Errors name the line (invalid UTF-8, NUL bytes).
@@ -77,6 +77,7 @@ void run(TranslateArgs a) {
       part.push_back(std::move(*line));
     }
     if (!part.empty()) {
+      options.first_sentence = done;  // --sample: a line's draws are keyed by its line number
       std::vector<nmt::Translation> translations = translator.translate(part, options);
       print(translator, translations, done, a);
       for (auto& t : translations)

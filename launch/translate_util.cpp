@@ -54,7 +54,24 @@ void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool for_translate) 
   a.batch_size_option = cmd.add_option("--batch-size", a.batch_size,
                                        "Sentences decoded together, >= 1 (default: the checkpoint's eval.batch_size)");
   if (for_translate) {
-    cmd.add_option("--n-best", a.n_best, "Hypotheses printed per sentence (1 to --beam)")->capture_default_str();
+    cmd.add_option("--n-best", a.n_best, "Hypotheses printed per sentence (1 to --beam; with --sample, samples drawn)")
+        ->capture_default_str();
+    CLI::Option* sample =
+        cmd.add_flag("--sample", a.sample,
+                     "Draw each translation from the model's distribution instead of searching for the most probable "
+                     "one (sampled back-translation; --n-best N draws N per sentence), reproducibly from --seed");
+    cmd.add_option("--sample-topk", a.sample_topk, "With --sample: draw among the K most probable tokens only, 0 = all")
+        ->needs(sample)
+        ->capture_default_str();
+    cmd.add_option("--temperature", a.temperature,
+                   "With --sample: p^(1/T) renormalised; below 1 sharper, above 1 flatter (0 < T <= 100)")
+        ->needs(sample)
+        ->capture_default_str();
+    cmd.add_option("--seed", a.seed,
+                   "With --sample: the draws' seed (a sentence's samples depend on it, the model and the sentence's "
+                   "line number alone)")
+        ->needs(sample)
+        ->capture_default_str();
     cmd.add_option("--alignment", a.alignment,
                    "Append ' ||| ' and word alignments 'i-j' (source word i, target word j, 0-based) read off the "
                    "attention: 'hard' (each target word to its most-attended source word) or a threshold in (0, 1] "
@@ -91,8 +108,18 @@ void validate_translate_args(const TranslateArgs& a) {
                " (the output length limit is this multiple of the source length)");
   if (a.batch_size < 1) LUONG_FAIL("--batch-size must be >= 1, got ", a.batch_size);
   if (a.n_best < 1) LUONG_FAIL("--n-best must be >= 1, got ", a.n_best);
+  if (a.sample) {
+    if (a.beam_option && a.beam_option->count() > 0)
+      LUONG_FAIL(
+          "--beam does not apply with --sample, which draws each translation (--n-best N draws N per "
+          "sentence)");
+    if (!std::isfinite(a.temperature) || a.temperature <= 0.0 || a.temperature > 100.0)
+      LUONG_FAIL("--temperature must be a number greater than 0 and at most 100, got ", a.temperature);
+    if (a.sample_topk < 0) LUONG_FAIL("--sample-topk must be >= 0 (0 = the whole vocabulary), got ", a.sample_topk);
+    if (a.n_best > kMaxBeam) LUONG_FAIL("--n-best must be at most ", kMaxBeam, " with --sample, got ", a.n_best);
+  }
   // Beam search keeps --beam hypotheses per sentence: more cannot be printed.
-  if (a.n_best > a.beam)
+  if (!a.sample && a.n_best > a.beam)
     LUONG_FAIL("--n-best must be at most --beam (", a.beam, "), got ", a.n_best, "; pass --beam ", a.n_best,
                " or more for ", a.n_best, " hypotheses");
   if (!a.dictionary.empty() && !a.unk_replace)
@@ -151,6 +178,7 @@ nmt::TranslateOptions translate_options(const TranslateArgs& a) {
   o.unk_replace = a.unk_replace;
   if (!a.dictionary.empty()) o.dictionary = nmt::read_dictionary(a.dictionary);
   o.batch_size = a.batch_size;
+  o.sampling = {a.sample, a.temperature, a.sample_topk, a.seed};
   return o;
 }
 

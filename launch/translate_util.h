@@ -29,6 +29,11 @@ struct TranslateArgs {
   std::string attention_plot;  // directory for heatmaps; "" = none
   int64_t plot_count = 10;
   bool progress = false;  // progress lines on stderr even when it is not a terminal
+  // --sample (translate only): draw translations instead of searching (models/nmt/sampling.h).
+  bool sample = false;
+  int64_t sample_topk = 0;
+  double temperature = 1.0;
+  uint64_t seed = 1;
   // The decoding options as registered, to tell a value given on the command line from the default: those
   // not given come from the checkpoint's eval.* config (apply_checkpoint_decoding).
   CLI::Option* beam_option = nullptr;

@@ -12,10 +12,6 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-double length_norm(int64_t len, double alpha) {
-  return alpha == 0.0 ? 1.0 : std::pow((5.0 + static_cast<double>(len)) / 6.0, alpha);
-}
-
 struct Beam {
   std::vector<int64_t> tokens;
   double log_prob = 0.0;
@@ -39,13 +35,17 @@ void finish(SentenceSearch& s, Beam beam, double alpha, bool ended_with_eos) {
   Hypothesis h;
   h.log_prob = beam.log_prob;
   const int64_t len = static_cast<int64_t>(beam.tokens.size()) + (ended_with_eos ? 1 : 0);
-  h.score = beam.log_prob / length_norm(len, alpha);
+  h.score = beam.log_prob / gnmt_length_norm(len, alpha);
   h.tokens = std::move(beam.tokens);
   h.attention = std::move(beam.attention);
   s.finished.push_back(std::move(h));
 }
 
 }  // namespace
+
+double gnmt_length_norm(int64_t len, double alpha) {
+  return alpha == 0.0 ? 1.0 : std::pow((5.0 + static_cast<double>(len)) / 6.0, alpha);
+}
 
 std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Tensor& src,
                                                  const std::vector<int64_t>& src_lengths, int64_t bos, int64_t eos,

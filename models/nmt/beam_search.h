@@ -46,6 +46,9 @@ struct Hypothesis {
   std::vector<std::vector<float>> attention;
 };
 
+// lp(len) = ((5 + len) / 6)^alpha, 1 when alpha is 0: a hypothesis' score is its log-probability over this.
+double gnmt_length_norm(int64_t len, double alpha);
+
 // src (B, S) int64 with src_lengths (B) -> per sentence its n_best hypotheses, best first. Runs without
 // gradients; the model should be in eval mode.
 std::vector<std::vector<Hypothesis>> beam_search(const NmtModel& model, const Tensor& src,

@@ -124,8 +124,16 @@ std::vector<Translation> translate_sentences(const Ensemble& models, const TextS
       std::copy(ids[static_cast<size_t>(b)].begin(), ids[static_cast<size_t>(b)].end(), flat.begin() + b * S);
       lengths.push_back(static_cast<int64_t>(ids[static_cast<size_t>(b)].size()));
     }
-    auto hyps =
-        beam_search(models, Tensor::from_ids(flat, {B, S}, device), lengths, Vocabulary::kBos, Vocabulary::kEos, beam);
+    const Tensor src = Tensor::from_ids(flat, {B, S}, device);
+    std::vector<std::vector<Hypothesis>> hyps;
+    if (o.sampling.enabled) {
+      std::vector<uint64_t> ids_in_input;
+      for (size_t k = start; k < end; ++k) ids_in_input.push_back(o.first_sentence + todo[k]);
+      hyps =
+          sample_translations(models, src, lengths, Vocabulary::kBos, Vocabulary::kEos, beam, o.sampling, ids_in_input);
+    } else {
+      hyps = beam_search(models, src, lengths, Vocabulary::kBos, Vocabulary::kEos, beam);
+    }
     for (int64_t b = 0; b < B; ++b) {
       Translation& tr = out[todo[start + static_cast<size_t>(b)]];
       tr.nbest = std::move(hyps[static_cast<size_t>(b)]);

@@ -13,6 +13,7 @@
 #include "models/nmt/ensemble.h"
 #include "models/nmt/model.h"
 #include "models/nmt/nmt_config.h"
+#include "models/nmt/sampling.h"
 
 namespace luong::nmt {
 
@@ -29,6 +30,11 @@ struct TranslateOptions {
   bool unk_replace = false;  // Luong et al. 2015, sec. 4.3: <unk> -> the most-attended source word
   std::unordered_map<std::string, std::string> dictionary;  // optional source -> target word dictionary
   int64_t batch_size = 32;   // sentences decoded together
+  // sampling.enabled: draw beam.n_best translations per sentence (models/nmt/sampling.h) instead of searching.
+  SamplingOptions sampling;
+  // The index of the first sentence of this call in the whole input: a sentence's samples are keyed by its
+  // index, so a stream translated in parts draws what one call over all of it would.
+  uint64_t first_sentence = 0;
 };
 
 class Translator {
