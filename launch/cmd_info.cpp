@@ -46,7 +46,10 @@ std::vector<Target> expand(const std::vector<std::string>& paths) {
   std::vector<Target> out;
   for (const std::string& p : paths) {
     if (!std::filesystem::is_directory(p)) {
-      out.push_back({p, std::filesystem::path(p).filename() == "best.h5"});
+      // best.h5 itself, or the step checkpoint it links to.
+      std::error_code ec;
+      const std::filesystem::path best = std::filesystem::path(p).parent_path() / "best.h5";
+      out.push_back({p, std::filesystem::path(p).filename() == "best.h5" || std::filesystem::equivalent(p, best, ec)});
       continue;
     }
     const size_t first = out.size();

@@ -114,6 +114,9 @@ TEST_F(InfoCli, ARunDirectoryIsListedInStepOrderWithItsBestMarked) {
     EXPECT_TRUE(std::filesystem::equivalent(j["path"].get<std::string>(), best_checkpoint_path(run_)));
   }
   EXPECT_EQ(best, 1);
+  // Named alone, the step checkpoint best.h5 links to is marked too.
+  for (const auto& j : objects)
+    EXPECT_EQ(info_json(j["path"].get<std::string>()).at(0)["best"], j["best"]) << j["path"];
 
   const std::string empty = fresh_dir("info_cli_empty");
   const RunResult r = run_luong("info " + empty);
