@@ -32,7 +32,7 @@ void print(const nmt::Translator& translator, const std::vector<nmt::Translation
            const TranslateArgs& a) {
   for (size_t i = 0; i < translations.size(); ++i) {
     const nmt::Translation& tr = translations[i];
-    if (a.n_best <= 1) {
+    if (a.n_best <= 1 || a.mbr) {  // --mbr: the choice alone
       std::cout << tr.text << alignment_field(translator, a, tr.src_tokens, tr.tgt_tokens, tr.attention) << "\n";
       continue;
     }

@@ -34,6 +34,7 @@ struct TranslateArgs {
   int64_t sample_topk = 0;
   double temperature = 1.0;
   uint64_t seed = 1;
+  bool mbr = false;  // --mbr: print each sentence's minimum-Bayes-risk choice among its --n-best candidates
   // The decoding options as registered, to tell a value given on the command line from the default: those
   // not given come from the checkpoint's eval.* config (apply_checkpoint_decoding).
   CLI::Option* beam_option = nullptr;

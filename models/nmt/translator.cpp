@@ -10,6 +10,7 @@
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/utf8.h"
+#include "models/nmt/mbr.h"
 #include "models/nmt/nmt_task.h"
 #include "models/nmt/stored_run.h"
 
@@ -137,6 +138,14 @@ std::vector<Translation> translate_sentences(const Ensemble& models, const TextS
     for (int64_t b = 0; b < B; ++b) {
       Translation& tr = out[todo[start + static_cast<size_t>(b)]];
       tr.nbest = std::move(hyps[static_cast<size_t>(b)]);
+      if (o.mbr && tr.nbest.size() > 1) {
+        // Compared as the words they detokenise to (before unknown-word replacement, which needs the choice).
+        std::vector<std::string> candidates;
+        for (const Hypothesis& h : tr.nbest)
+          candidates.push_back(text.tokenizer.detokenize(text.tgt_vocab.decode(h.tokens)));
+        const auto chosen = tr.nbest.begin() + static_cast<std::ptrdiff_t>(mbr_choice(candidates));
+        std::rotate(tr.nbest.begin(), chosen, chosen + 1);  // to the front, the others in their order
+      }
       // Columns in source order for unk replacement, the plots and callers.
       if (text.reverse_source)
         for (Hypothesis& h : tr.nbest) h.attention = attention_in_source_order(h.attention, true);

@@ -35,6 +35,10 @@ struct TranslateOptions {
   // The index of the first sentence of this call in the whole input: a sentence's samples are keyed by its
   // index, so a stream translated in parts draws what one call over all of it would.
   uint64_t first_sentence = 0;
+  // Minimum-Bayes-risk choice (models/nmt/mbr.h): each sentence's translation is the one of its beam.n_best
+  // candidates (samples, or the beam's hypotheses) with the highest mean chrF against the others; it becomes
+  // the first of Translation::nbest.
+  bool mbr = false;
 };
 
 class Translator {

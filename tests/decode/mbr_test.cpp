@@ -1,0 +1,39 @@
+// Minimum-Bayes-risk choice (models/nmt/mbr.h): the candidate the others agree with most by chrF, not the first;
+// duplicates count as the draws they are; ties and a single candidate give the first.
+#include "models/nmt/mbr.h"
+
+#include <gtest/gtest.h>
+
+#include "models/nmt/chrf.h"
+
+namespace luong::nmt {
+namespace {
+
+TEST(Mbr, ChoosesTheCandidateTheOthersAgreeWithMost) {
+  // The first (the best-scored, say) is an outlier; the third is the consensus of the rest.
+  const std::vector<std::string> candidates{"zebra quartz jumps", "the cat sat on the mat", "the cat sat on a mat",
+                                            "a cat sat on a mat", "the cat is on a mat"};
+  const size_t chosen = mbr_choice(candidates);
+  EXPECT_EQ(chosen, 2u);
+  // The same as computing every candidate's mean chrF against the others by hand.
+  double best = -1;
+  size_t expected = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    double sum = 0;
+    for (size_t j = 0; j < candidates.size(); ++j)
+      if (i != j) sum += chrf::score_from_stats(chrf::sentence_stats(candidates[i], candidates[j])).score;
+    if (sum > best) best = sum, expected = i;
+  }
+  EXPECT_EQ(chosen, expected);
+}
+
+TEST(Mbr, DuplicatesCountAsDrawsAndTiesGoToTheFirst) {
+  // Two draws of "a b" outvote one of "x y z" and one of "a c" ("a b" is closer to "a c" than "x y z" is).
+  EXPECT_EQ(mbr_choice({"x y z", "a b", "a c", "a b"}), 1u);
+  EXPECT_EQ(mbr_choice({"same words", "same words"}), 0u);
+  EXPECT_EQ(mbr_choice({"only one"}), 0u);
+  EXPECT_EQ(mbr_choice({}), 0u);
+}
+
+}  // namespace
+}  // namespace luong::nmt
