@@ -270,6 +270,16 @@ void Trainer::save_checkpoint_now(bool best) {
     return;
   }
   const auto started = progress_.elapsed_s();
+  if (group_.size() > 1) {
+    // A save is the ranks' joint act (the task may gather state in it): they must all save this step. The sum
+    // of the steps and of their squares equal n x step and n x step^2 only when every rank's step is step_.
+    std::vector<int64_t> steps{step_, step_ * step_};
+    group_.all_reduce_scalars(steps);
+    const int64_t n = group_.size();
+    LUONG_CHECK(steps[0] == n * step_ && steps[1] == n * step_ * step_, "rank ", group_.rank(), " saves step ", step_,
+                " but the ", n, " processes do not all save the same step (their steps sum to ", steps[0],
+                "): the checkpoint cadence must be decided alike on every rank");
+  }
   // With an average, model/ holds it (what eval, translate, average and train.init_from read, and what the
   // validations measured) and ema/training_params the parameters the optimizer steps. Both are views, swapped
   // until the write below is done.

@@ -433,7 +433,8 @@ TEST_F(DistTrainTest, MpirunLuongTurnsACtrlCIntoAStopThatSaves) {
 }
 
 // train.checkpoint_minutes under mpirun: rank 0's clock decides, and the step's all-reduce carries the decision
-// to every rank (a save is the ranks' joint act: trainer_checkpoints.cpp), so the job saves by the clock too.
+// to every rank, so the job saves by the clock too. A save is the ranks' joint act, checked in it
+// (trainer_checkpoints.cpp): a decision left to each rank's own clock fails this job.
 TEST_F(DistTrainTest, TimedCheckpointsAreSavedUnderMpirun) {
   const std::string dir = fresh_dir("dist_timed_saves");
   const RunResult r = run_luong_shell("env LUONG_DIST_TIMEOUT_S=20 " + std::string(kMpirun) + LUONG_BINARY + " " +
