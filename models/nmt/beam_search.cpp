@@ -43,6 +43,11 @@ void finish(SentenceSearch& s, Beam beam, double alpha, bool ended_with_eos) {
 
 }  // namespace
 
+int64_t output_length_limit(const BeamOptions& o, int64_t src_length) {
+  if (o.max_len > 0) return o.max_len;
+  return static_cast<int64_t>(std::max<double>(1.0, o.max_len_ratio * static_cast<double>(src_length))) + 1;
+}
+
 double gnmt_length_norm(int64_t len, double alpha) {
   return alpha == 0.0 ? 1.0 : std::pow((5.0 + static_cast<double>(len)) / 6.0, alpha);
 }
@@ -68,9 +73,7 @@ std::vector<std::vector<Hypothesis>> beam_search(const Ensemble& model, const Te
     auto& s = sent[static_cast<size_t>(b)];
     s.beams.resize(static_cast<size_t>(K));
     for (int64_t k = 1; k < K; ++k) s.beams[static_cast<size_t>(k)].log_prob = kNegInf;  // only beam 0 starts
-    const double limit =
-        std::max<double>(1.0, o.max_len_ratio * static_cast<double>(src_lengths[static_cast<size_t>(b)]));
-    s.max_len = o.max_len > 0 ? o.max_len : static_cast<int64_t>(limit) + 1;
+    s.max_len = output_length_limit(o, src_lengths[static_cast<size_t>(b)]);
   }
   // Row b * K + k of the decoder batch is beam k of sentence b.
   std::vector<int64_t> rows(static_cast<size_t>(B * K));

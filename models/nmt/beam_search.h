@@ -46,6 +46,10 @@ struct Hypothesis {
   std::vector<std::vector<float>> attention;
 };
 
+// A sentence's output limit in tokens: options.max_len when set, else max_len_ratio x its source length (at
+// least 1) + 1.
+int64_t output_length_limit(const BeamOptions& options, int64_t src_length);
+
 // lp(len) = ((5 + len) / 6)^alpha, 1 when alpha is 0: a hypothesis' score is its log-probability over this.
 double gnmt_length_norm(int64_t len, double alpha);
 

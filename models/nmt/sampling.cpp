@@ -41,8 +41,7 @@ int64_t sample_token(const float* row, int64_t V, const SamplingOptions& o, doub
       has_nan = has_nan || std::isnan(row[v]);
       if (std::find(excluded.begin(), excluded.end(), v) == excluded.end()) candidates.emplace_back(row[v], v);
     }
-    LUONG_CHECK(!has_nan, "sampling: the model gave NaN log-probabilities at output step ", step, " of sentence ",
-                sentence, " in this batch; the checkpoint's parameters are probably not finite (a diverged run)");
+    require_no_nan(has_nan, "sampling", step, sentence);
   }
   float best = -std::numeric_limits<float>::infinity();
   for (const auto& c : candidates) best = std::max(best, c.first);
@@ -82,11 +81,8 @@ std::vector<std::vector<Hypothesis>> sample_translations(const Ensemble& model, 
   // Row b * N + n is sample n of sentence b; each row decodes on its own until </s> or the sentence's limit.
   std::vector<int64_t> rows(static_cast<size_t>(B * N)), max_len(static_cast<size_t>(B));
   for (int64_t i = 0; i < B * N; ++i) rows[static_cast<size_t>(i)] = i / N;
-  for (int64_t b = 0; b < B; ++b) {
-    const double limit =
-        std::max<double>(1.0, o.max_len_ratio * static_cast<double>(src_lengths[static_cast<size_t>(b)]));
-    max_len[static_cast<size_t>(b)] = o.max_len > 0 ? o.max_len : static_cast<int64_t>(limit) + 1;
-  }
+  for (int64_t b = 0; b < B; ++b)
+    max_len[static_cast<size_t>(b)] = output_length_limit(o, src_lengths[static_cast<size_t>(b)]);
   EnsembleState state = model.select_rows(model.encode(src, src_lengths), rows);
   std::vector<Draw> draws(static_cast<size_t>(B * N));
   std::vector<int64_t> prev(static_cast<size_t>(B * N), bos);

@@ -22,6 +22,10 @@ void top_tokens(const float* row, int64_t V, size_t count, std::vector<std::pair
     out.insert(at, {x, v});
     if (out.size() > count) out.pop_back();
   }
+  require_no_nan(has_nan, decoder, step, sentence);
+}
+
+void require_no_nan(bool has_nan, const char* decoder, int64_t step, int64_t sentence) {
   LUONG_CHECK(!has_nan, decoder, ": the model gave NaN log-probabilities at output step ", step, " of sentence ",
               sentence, " in this batch; the checkpoint's parameters are probably not finite (a diverged run)");
 }

@@ -16,6 +16,10 @@ namespace luong::nmt {
 void top_tokens(const float* row, int64_t V, size_t count, std::vector<std::pair<float, int64_t>>& out,
                 const char* decoder, int64_t step, int64_t sentence, const std::vector<int64_t>& excluded = {});
 
+// The error of a decoder that met a NaN log-probability (`has_nan`) at `step` of `sentence`: top_tokens' and
+// the sampler's full-vocabulary scan's.
+void require_no_nan(bool has_nan, const char* decoder, int64_t step, int64_t sentence);
+
 // The tokens a decoder must never emit: <pad> (`pad_id`) and <s> (`bos`). A weakly trained model can rank
 // either first, and an output "<s>" would then appear literally in the 1-best text.
 std::vector<int64_t> never_output_tokens(int64_t pad_id, int64_t bos);
