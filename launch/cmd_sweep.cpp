@@ -115,7 +115,8 @@ double paired_bootstrap_p(const std::string& metric, const std::string& best, co
 }
 
 void warn_if_perplexities_differ_in_kind(const sweep::SweepSpec& spec) {
-  if (spec.metric != "valid_ppl") return;
+  const bool ranks = spec.metric == "valid_ppl", prunes = spec.prune.enabled && spec.prune.metric == "valid_ppl";
+  if (!ranks && !prunes) return;
   std::vector<std::string> varied;
   for (const auto& axis : spec.grid) varied.push_back(axis.key);
   for (const auto& param : spec.random_params) varied.push_back(param.key);
@@ -124,8 +125,9 @@ void warn_if_perplexities_differ_in_kind(const sweep::SweepSpec& spec) {
                                   "data.lowercase", "data.tgt_vocab_size", "data.min_freq"})
       if (key == token_key)
         std::cerr << "sweep warning: " << spec.file << " varies " << key << ", so its trials' perplexities are over "
-                  << "different tokens and do not rank them; rank by metric: valid_bleu or valid_chrf (with "
-                  << "train.valid_bleu: true), bleu or chrf" << std::endl;
+                  << "different tokens and do not " << (ranks ? "rank" : "compare") << " them; "
+                  << (ranks ? "rank by metric" : "prune by prune.metric") << ": valid_bleu or valid_chrf (with "
+                  << "train.valid_bleu: true)" << (ranks ? ", bleu or chrf" : "") << std::endl;
 }
 
 void run(const SweepArgs& a) {
@@ -148,7 +150,12 @@ void run(const SweepArgs& a) {
 
   prepare_out_dir(a.out);
   std::cerr << "sweep " << spec.file << ": " << trials.size() << " trial(s), " << o.parallel << " at a time, ranked by "
-            << spec.metric << " (" << spec.mode << "), in " << a.out << std::endl;
+            << spec.metric << " (" << spec.mode << ")"
+            << (spec.prune.enabled
+                    ? str(", pruned by the median stopping rule on ", spec.prune.metric, " (at least ",
+                          spec.prune.min_trials, " finished trials, ", spec.prune.min_validations, " validations)")
+                    : std::string())
+            << ", in " << a.out << std::endl;
   sweep::install_interrupt_handlers();
   const sweep::SweepOutcome outcome = sweep::run_sweep(spec, trials, o);
   const sweep::SweepReport report =
@@ -163,7 +170,9 @@ void run(const SweepArgs& a) {
   for (const std::string& f : report.files) files += (files.empty() ? "" : ", ") + f;
   std::cerr << "sweep: results in " << a.out << "/: " << files << std::endl;
   bool all_ok = true;
-  for (const auto& r : outcome.results) all_ok = all_ok && r.status == sweep::TrialStatus::ok;
+  // A pruned trial did what the spec asked of it.
+  for (const auto& r : outcome.results)
+    all_ok = all_ok && (r.status == sweep::TrialStatus::ok || r.status == sweep::TrialStatus::pruned);
   if (outcome.interrupted) {
     std::cerr << "sweep: interrupted; run the same command again to continue" << std::endl;
     throw CLI::RuntimeError(130);

@@ -12,12 +12,18 @@ namespace {
 
 int status_rank(const TrialResult& r, const std::string& metric) {
   switch (r.status) {
-    case TrialStatus::ok: return r.metric(metric) ? 0 : 1;
-    case TrialStatus::interrupted: return 2;
-    case TrialStatus::pending: return 3;
-    case TrialStatus::failed: return 4;
+    case TrialStatus::ok:
+      return r.metric(metric) ? 0 : 2;
+    case TrialStatus::pruned:
+      return 1;  // behind the median when stopped: below every trial that finished
+    case TrialStatus::interrupted:
+      return 3;
+    case TrialStatus::pending:
+      return 4;
+    case TrialStatus::failed:
+      return 5;
   }
-  return 5;
+  return 6;
 }
 
 // Shortest text that reads back as the same double.
@@ -120,13 +126,16 @@ ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vecto
     if (with_chrf) row.push_back(opt(r.chrf, 2));
     if (with_p) row.push_back(rank == 1 ? "best" : opt(r.p_vs_best, 4));
     const bool ran = r.status == TrialStatus::ok;
-    // An interrupted trial's rate is that of its partial run: shown when it was measured.
-    const bool rate = ran || (r.status == TrialStatus::interrupted && r.tokens_per_s > 0.0);
+    const bool partly = r.status == TrialStatus::interrupted || r.status == TrialStatus::pruned;
+    // An interrupted or pruned trial's rate is that of its partial run: shown when it was measured.
+    const bool rate = ran || (partly && r.tokens_per_s > 0.0);
     row.push_back(!rate ? "" : precise ? exact(r.tokens_per_s) : fixed(r.tokens_per_s, 0));
     row.push_back(r.wall_s <= 0.0 ? "" : precise ? fixed(r.wall_s, 3) : format_duration(r.wall_s));
-    row.push_back(ran || r.status == TrialStatus::interrupted ? std::to_string(r.steps) : "");
+    row.push_back(ran || partly ? std::to_string(r.steps) : "");
     row.push_back(status_name(r.status));
-    row.push_back(precise ? r.error : error_summary(r.error, 160));
+    // A pruned trial has no error: the cell says why it was stopped.
+    const std::string& note = r.status == TrialStatus::pruned ? r.stop_reason : r.error;
+    row.push_back(precise ? note : error_summary(note, 160));
     t.rows.push_back(std::move(row));
   }
   return t;

@@ -75,10 +75,15 @@ SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialRes
   const std::vector<std::string> keys = varied_keys(spec);
   write_file(out_dir + "/results.csv", to_csv(make_table(rep.ranked, keys, evaluated, /*precise=*/true)));
   rep.markdown = to_markdown(make_table(rep.ranked, keys, evaluated, /*precise=*/false));
-  size_t ok = 0, failed = 0;
-  for (const auto& r : results) ok += r.status == TrialStatus::ok, failed += r.status == TrialStatus::failed;
-  const std::string heading = str("# Sweep ", spec.file, "\n\nRanked by ", spec.metric, " (", spec.mode, "); ", ok, " of ",
-                                  results.size(), " trials ok, ", failed, " failed",
+  size_t ok = 0, failed = 0, pruned = 0;
+  for (const auto& r : results)
+    ok += r.status == TrialStatus::ok, failed += r.status == TrialStatus::failed,
+        pruned += r.status == TrialStatus::pruned;
+  const std::string pruning = spec.prune.enabled
+                                  ? str(", ", pruned, " pruned (median stopping rule on ", spec.prune.metric, ")")
+                                  : std::string();
+  const std::string heading = str("# Sweep ", spec.file, "\n\nRanked by ", spec.metric, " (", spec.mode, "); ", ok,
+                                  " of ", results.size(), " trials ok", pruning, ", ", failed, " failed",
                                   interrupted ? "; the sweep was interrupted (run it again to continue)" : "", ".\n\n");
   const std::string significance =
       any_p ? str("\np_vs_best: paired bootstrap resampling (1000 resamples, as sacreBLEU's --paired-bs) of each ",

@@ -15,6 +15,7 @@
 #include "framework/io/config_value.h"
 #include "framework/io/directory_lock.h"
 #include "framework/io/json_text.h"
+#include "framework/sweep/median_stopping.h"
 #include "framework/sweep/trial_process.h"
 
 namespace luong::sweep {
@@ -127,7 +128,9 @@ class SweepRun {
       if (stopping && !forwarded) {
         forwarded = true;
         if (!slots_.empty()) say(str("interrupted: stopping ", slots_.size(), " running trial(s) (they save a checkpoint)"));
-        for (const auto& s : slots_) kill(s.pid, SIGTERM);
+        // A pruned trial has had its SIGTERM: a second one would stop it before its checkpoint is saved.
+        for (const auto& s : slots_)
+          if (s.pruned.empty()) kill(s.pid, SIGTERM);
       }
       if (interrupt_count() > 1 && !killed) {
         killed = true;
@@ -135,6 +138,7 @@ class SweepRun {
         for (const auto& s : slots_) kill(s.pid, SIGKILL);
       }
       if (slots_.empty() && (stopping || next == queue.size())) break;
+      if (!stopping) prune_trials_behind();
       reap();
       nap(50);
     }
@@ -150,6 +154,9 @@ class SweepRun {
     Stage stage;
     Clock::time_point start;
     std::uintmax_t log_offset;  // the log's size when the process started: its own output comes after
+    std::uintmax_t metrics_size = 0;  // metrics.jsonl's size when the pruning rule last looked at it
+    size_t validations = 0;           // its validation records then
+    std::string pruned;               // why the rule stopped it (SIGTERM sent); empty while it trains on
   };
 
   void say(const std::string& s) const {
@@ -175,13 +182,16 @@ class SweepRun {
         results_[i] = *done;  // its training's figures (steps, rate, wall time) stay; the scores are added
         results_[i].varied = t.varied;
         eval_only_[i] = true;
-      } else if (done->status == TrialStatus::ok || !o_.retry_failed) {
+      } else if (done->status != TrialStatus::failed || !o_.retry_failed) {
         done->varied = t.varied;  // the plan's order (the file's is alphabetical)
         // Finished before the sweep was ranked by a validation score: its metrics log has it if it computed it.
         read_valid_scores(*done, d + "/metrics.jsonl");
         results_[i] = *done;
+        if (done->status == TrialStatus::ok) remember_curve(i);
         say(str(tag(i), ": already ", status_name(done->status), ", skipped",
-                done->status == TrialStatus::failed ? " (rerun with --retry-failed to run it again)" : ""));
+                done->status == TrialStatus::failed   ? " (rerun with --retry-failed to run it again)"
+                : done->status == TrialStatus::pruned ? " (delete its result.json to train it on)"
+                                                      : ""));
         return false;
       }
       fs::remove(d + "/result.json");  // run again: until it finishes again it is unfinished
@@ -206,14 +216,17 @@ class SweepRun {
           if (std::error_code ec; !fs::is_regular_file(f, ec))
             LUONG_FAIL("metric ", m, " evaluates on ", f, ", which does not exist or is not a file");
       }
-      if (spec_.ranks_by_validation_score()) {
-        const Config& c = *configs_[i];
-        if (!c.get_bool("train.valid_bleu") && c.get_string("train.valid_metric") == "ppl")
-          LUONG_FAIL("metric ", m, " needs validation scoring in the trial's run: add train.valid_bleu: true (or ",
-                     "train.valid_metric: ", m.substr(6), ") to the spec's overrides");
+      const Config& c = *configs_[i];
+      // The ranking's or the pruning's validation metric ("metric" or "prune.metric" in the messages).
+      const auto needs_validation = [&](const std::string& what, const std::string& metric) {
+        if (metric != "valid_ppl" && !c.get_bool("train.valid_bleu") && c.get_string("train.valid_metric") == "ppl")
+          LUONG_FAIL(what, " ", metric, " needs validation scoring in the trial's run: add train.valid_bleu: true (or ",
+                     "train.valid_metric: ", metric.substr(6), ") to the spec's overrides");
         if (c.get_string("data.valid_src").empty())
-          LUONG_FAIL("metric ", m, " needs a validation set: data.valid_src is empty in the trial's config");
-      }
+          LUONG_FAIL(what, " ", metric, " needs a validation set: data.valid_src is empty in the trial's config");
+      };
+      if (spec_.ranks_by_validation_score()) needs_validation("metric", m);
+      if (spec_.prune.enabled) needs_validation("prune.metric", spec_.prune.metric);
     } catch (const Error& e) {
       fail(i, str("invalid config: ", e.what()));
       return false;
@@ -293,7 +306,7 @@ class SweepRun {
     const std::string log = dir(i) + "/train.log";
     const std::uintmax_t offset = size_of(log);
     const pid_t pid = spawn_child({train_command(spec_, trials_[i], o_), log, o_.child_env});
-    slots_.push_back({i, pid, Stage::train, Clock::now(), offset});
+    slots_.push_back({i, pid, Stage::train, Clock::now(), offset, 0, 0, {}});
     say(str(tag(i), ": training", st.attempts > 1 ? str(" (attempt ", st.attempts, ", resuming)") : "", " [pid ", pid, "]"));
   }
 
@@ -321,8 +334,41 @@ class SweepRun {
     const std::string log = dir(i) + "/eval.log";
     const std::uintmax_t offset = size_of(log);
     const pid_t pid = spawn_child({argv, log, o_.child_env});
-    slots_.push_back({i, pid, Stage::eval, Clock::now(), offset});
+    slots_.push_back({i, pid, Stage::eval, Clock::now(), offset, 0, 0, {}});
     say(str(tag(i), ": evaluating BLEU and chrF on ", src));
+  }
+
+  // The finished trial's validation curve on the pruning metric: what later trials are compared with.
+  void remember_curve(size_t i) {
+    if (!spec_.prune.enabled) return;
+    ValidCurve c = valid_curve(dir(i) + "/metrics.jsonl", spec_.prune.metric);
+    if (!c.empty()) finished_curves_.push_back(std::move(c));
+  }
+
+  // The median stopping rule (spec `prune:`), applied to each training trial when it has logged a new validation:
+  // one behind the finished trials is sent SIGTERM, so it saves a checkpoint and exits; on_train_exit records it.
+  void prune_trials_behind() {
+    if (!spec_.prune.enabled) return;
+    for (Slot& s : slots_) {
+      if (s.stage != Stage::train || !s.pruned.empty()) continue;
+      const std::string metrics = dir(s.index) + "/metrics.jsonl";
+      const std::uintmax_t size = size_of(metrics);
+      if (size == s.metrics_size) continue;  // nothing logged since the last look
+      s.metrics_size = size;
+      const ValidCurve curve = valid_curve(metrics, spec_.prune.metric);
+      // Each new validation in turn, as if the rule had looked right after it was logged: the decision, and the
+      // step it names, do not depend on how many validations a fast trial made between two looks.
+      std::optional<PruneVerdict> verdict;
+      while (!verdict && s.validations < curve.size()) {
+        ++s.validations;
+        verdict = median_stopping(ValidCurve(curve.begin(), curve.begin() + static_cast<std::ptrdiff_t>(s.validations)),
+                                  finished_curves_, spec_.prune);
+      }
+      if (!verdict) continue;
+      s.pruned = describe(*verdict, spec_.prune);
+      say(str(tag(s.index), ": ", s.pruned, "; stopping it (it saves a checkpoint)"));
+      kill(s.pid, SIGTERM);
+    }
   }
 
   void reap() {
@@ -338,24 +384,29 @@ class SweepRun {
       st.wall_s += std::chrono::duration<double>(Clock::now() - s.start).count();
       write_state(dir(s.index), st);
       if (s.stage == Stage::train)
-        on_train_exit(s.index, *status, s.log_offset);
+        on_train_exit(s.index, *status, s.log_offset, s.pruned);
       else
         on_eval_exit(s.index, *status, s.log_offset);
     }
   }
 
-  void on_train_exit(size_t i, int status, std::uintmax_t log_offset) {
+  // `pruned`: why the pruning rule stopped it, when it did.
+  void on_train_exit(size_t i, int status, std::uintmax_t log_offset, const std::string& pruned) {
     const std::string log = dir(i) + "/train.log";
     // Read whatever the exit status: an interrupted `luong train` prints its summary, then exits with 130/143.
     const auto summary = last_json_line(log, "stop_reason", log_offset);
     const bool child_interrupted = summary && summary->value("stop_reason", "").rfind("interrupted", 0) == 0;
-    if (child_interrupted || (interrupt_count() > 0 && !exited_ok(status))) {
+    // A pruned trial that finished before the signal reached it is an ordinary finished trial (below); one that
+    // exited otherwise after it (killed, or a launcher's own status with no summary) was stopped by it.
+    const bool stopped = child_interrupted || (!pruned.empty() && !exited_ok(status));
+    if (stopped || (interrupt_count() > 0 && !exited_ok(status))) {
       const std::string metrics = dir(i) + "/metrics.jsonl";
       // Killed before its summary (a second interrupt): the metrics log still tells how far it got.
       const int64_t steps = summary ? number_or(*summary, "steps", int64_t{0}) : last_logged_step(metrics);
       double rate = summary ? number_or(*summary, "tokens_per_s", 0.0) : 0.0;
       if (rate <= 0.0) rate = mean_train_tokens_per_s(metrics);
       mark_interrupted(i, steps, rate);
+      if (!pruned.empty() && stopped) return finish_pruned(i, pruned);
       say(str(tag(i), ": interrupted, resumable (", describe_wait_status(status), ")"));
       return;
     }
@@ -407,6 +458,7 @@ class SweepRun {
   void finish_ok(size_t i) {
     TrialResult& r = results_[i];
     r.status = TrialStatus::ok;
+    remember_curve(i);
     const TrialState st = read_state(dir(i));
     r.attempts = st.attempts, r.wall_s = st.wall_s;
     write_result(dir(i), r);
@@ -416,6 +468,15 @@ class SweepRun {
     if (r.bleu) what += str(", BLEU ", *r.bleu);
     if (r.chrf) what += str(", chrF ", *r.chrf);
     say(str(tag(i), ": ok, ", what, ", ", static_cast<int64_t>(r.tokens_per_s), " tokens/s"));
+  }
+
+  // Recorded as finished (result.json), so a rerun of the sweep skips it; its checkpoints stay.
+  void finish_pruned(size_t i, const std::string& why) {
+    TrialResult& r = results_[i];
+    r.status = TrialStatus::pruned;
+    r.stop_reason = why;
+    write_result(dir(i), r);
+    say(str(tag(i), ": pruned after ", r.steps, " steps"));
   }
 
   // The partial table shows how far an unfinished trial got; nothing is written to result.json.
@@ -447,6 +508,7 @@ class SweepRun {
   std::vector<bool> eval_only_;  // finished trials that only need their evaluation (metric bleu or chrf)
   std::vector<TrialResult> results_;
   std::vector<Slot> slots_;
+  std::vector<ValidCurve> finished_curves_;  // of the trials finished ok, on spec_.prune.metric
 };
 
 }  // namespace

@@ -24,7 +24,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const std::vector<std::string> kTopKeys = {"base", "overrides", "grid", "random", "metric", "mode", "launch", "parallel"};
+const std::vector<std::string> kTopKeys = {"base", "overrides", "grid",     "random", "metric",
+                                           "mode", "launch",    "parallel", "prune"};
+const std::vector<std::string> kPruneKeys = {"metric", "min_trials", "min_validations"};
+const std::vector<std::string> kValidationMetrics = {"valid_ppl", "valid_bleu", "valid_chrf"};
 const std::vector<std::string> kRandomKeys = {"samples", "seed", "params"};
 const std::vector<std::string> kDistributions = {"choice", "uniform", "loguniform"};
 
@@ -184,6 +187,39 @@ void parse_launch(const SpecReader& r, const YAML::Node& node, SweepSpec& s) {
   }
 }
 
+// `prune: {metric, min_trials, min_validations}` (or `prune: true` for the defaults, `false` for none). Parsed after
+// `metric` and `mode`: the rule compares by the sweep's own metric when that is a validation one.
+void parse_prune(const SpecReader& r, const YAML::Node& node, SweepSpec& s) {
+  PruneRule& p = s.prune;
+  if (const auto on = node.IsScalar() ? scalar_to_value(node, ValueType::boolean) : std::nullopt) {
+    p.enabled = std::get<bool>(*on);
+  } else if (node.IsMap()) {
+    r.check_keys(node, kPruneKeys, "prune");
+    p.enabled = true;
+  } else {
+    r.fail(node, "prune",
+           "expected a mapping with " + join_names(kPruneKeys) + " ({} or true for the defaults), got " +
+               describe_node(node));
+  }
+  const bool by_sweep_metric =
+      std::find(kValidationMetrics.begin(), kValidationMetrics.end(), s.metric) != kValidationMetrics.end();
+  p.metric = by_sweep_metric ? s.metric : "valid_ppl";
+  if (node.IsMap() && node["metric"]) {
+    p.metric = r.as<std::string>(node["metric"], "prune.metric", "a validation metric");
+    if (std::find(kValidationMetrics.begin(), kValidationMetrics.end(), p.metric) == kValidationMetrics.end())
+      r.fail(node["metric"], "prune.metric",
+             str("'", p.metric, "' is not measured while a trial trains; expected ", join_names(kValidationMetrics)));
+  }
+  p.mode = p.metric == s.metric ? s.mode : p.metric == "valid_ppl" ? "min" : "max";
+  const auto at_least_one = [&](const char* key, int64_t& field, const char* what) {
+    if (!node.IsMap() || !node[key]) return;
+    field = r.as<int64_t>(node[key], str("prune.", key), what);
+    if (field < 1) r.fail(node[key], str("prune.", key), str("must be at least 1, got ", field));
+  };
+  at_least_one("min_trials", p.min_trials, "a positive integer (finished trials to compare with)");
+  at_least_one("min_validations", p.min_validations, "a positive integer (validations before a trial may stop)");
+}
+
 // A grid value as the value it reads back as: numbers by number (0.1 and 0.10, 1 and 1.0 are "n:0.1" and "n:1.0"),
 // booleans by truth (yes and true), anything else by its text. A quoted scalar is a string, as `--set` reads it:
 // '0.1' is not the number 0.1, but 'dot' is the string dot.
@@ -335,6 +371,7 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& file) {
     s.parallel = r.as<int64_t>(root["parallel"], "parallel", "a positive integer");
     if (s.parallel < 1) r.fail(root["parallel"], "parallel", str("must be at least 1, got ", s.parallel));
   }
+  if (root["prune"]) parse_prune(r, root["prune"], s);
   check_unique_keys(r, root, s);
   return s;
 }

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "framework/sweep/median_stopping.h"
+
 namespace luong {
 class ConfigSchema;
 }
@@ -55,6 +57,7 @@ struct SweepSpec {
   std::string mode;                  // min or max (default: min for valid_ppl / wall_s, max otherwise)
   std::vector<std::string> launch;   // command prefix for `luong train`, split on whitespace ("mpirun -np 4")
   int64_t parallel = 1;              // trials running at once
+  PruneRule prune;                   // `prune:`: stop trials that fall behind (off when absent)
   // Line in `file` of each config key the spec sets, by section: "overrides.optim.lr", "grid.model.attention",
   // "random.params.optim.lr" (for errors found after parsing, against the config schema).
   std::map<std::string, int> lines;
@@ -63,6 +66,10 @@ struct SweepSpec {
   bool evaluates() const { return metric == "bleu" || metric == "chrf"; }
   // valid_bleu, valid_chrf: read from the trial's validation records, which need validation scoring.
   bool ranks_by_validation_score() const { return metric == "valid_bleu" || metric == "valid_chrf"; }
+  // Whether the trials' validation records must carry BLEU or chrF (the ranking or pruning metric needs them).
+  bool needs_validation_score() const {
+    return ranks_by_validation_score() || (prune.enabled && prune.metric != "valid_ppl");
+  }
 };
 
 // The metrics a sweep can rank by.

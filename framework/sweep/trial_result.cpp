@@ -54,6 +54,8 @@ const char* status_name(TrialStatus s) {
     case TrialStatus::failed: return "failed";
     case TrialStatus::interrupted: return "interrupted";
     case TrialStatus::pending: return "pending";
+    case TrialStatus::pruned:
+      return "pruned";
   }
   return "?";
 }
@@ -106,7 +108,10 @@ TrialResult result_from_json(const json& j) {
   const std::string status = j.at("status").get<std::string>();
   if (status == "ok") r.status = TrialStatus::ok;
   else if (status == "failed") r.status = TrialStatus::failed;
-  else LUONG_FAIL("status '", status, "' is not a finished trial's (ok or failed)");
+  else if (status == "pruned")
+    r.status = TrialStatus::pruned;
+  else
+    LUONG_FAIL("status '", status, "' is not a finished trial's (ok, failed or pruned)");
   const json& yaml = j.at("override_yaml");
   for (const auto& [k, v] : j.at("overrides").items())
     r.varied.push_back({k, {yaml.at(k).get<std::string>(), v.get<std::string>()}});

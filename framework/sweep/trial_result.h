@@ -14,9 +14,9 @@
 
 namespace luong::sweep {
 
-// ok / failed: finished (result.json written); interrupted: stopped by the sweep, resumable; pending: not
-// started before the sweep stopped.
-enum class TrialStatus { ok, failed, interrupted, pending };
+// ok / failed / pruned: finished (result.json written; pruned: stopped by the spec's `prune:` rule while it trained,
+// its checkpoints kept); interrupted: stopped by the sweep, resumable; pending: not started before the sweep stopped.
+enum class TrialStatus { ok, failed, interrupted, pending, pruned };
 const char* status_name(TrialStatus s);
 
 struct TrialResult {
@@ -38,7 +38,7 @@ struct TrialResult {
   double wall_s = 0.0;              // wall time of all this trial's processes, over every sweep run
   int64_t steps = 0;
   int64_t attempts = 0;             // how many times `luong train` was started for this trial
-  std::string stop_reason;
+  std::string stop_reason;          // luong train's; a pruned trial's: why it was stopped (median_stopping's describe)
   std::string resumed_from;
   std::string error;                // failed: what went wrong (exit status and the log's last lines)
 

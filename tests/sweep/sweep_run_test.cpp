@@ -5,16 +5,16 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <thread>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "tests/support/run_luong.h"
 
@@ -236,6 +236,63 @@ TEST_F(SweepRunTest, GridRunsToCompletionRankedByValidPpl) {
   EXPECT_EQ(refused.status, 1);
   EXPECT_NE(refused.err.find("was started with other settings"), std::string::npos) << refused.err;
   EXPECT_EQ(read(dir_ + "/out/sweep.yaml"), original_spec);
+}
+
+// The perplexity at `step` of a trial's "valid" record (-1: none), read independently of the sweep code.
+double valid_ppl_at(const std::string& metrics, int64_t step) {
+  std::ifstream in(metrics);
+  for (std::string line; std::getline(in, line);)
+    if (const json j = json::parse(line); j["type"] == "valid" && j["step"] == step) return j["valid_ppl"];
+  return -1;
+}
+
+// `prune:`: the three trials that run first finish and set the bar; the fourth, at a learning rate that barely
+// moves its parameters, is behind their median at its first validation, stopped there (with a checkpoint), and
+// recorded as pruned, so the sweep succeeds and a rerun leaves it as it is.
+TEST_F(SweepRunTest, PruningStopsATrialBehindTheFinishedOnes) {
+  const std::string spec = write_spec(
+      "grid:\n  optim.lr: [0.01, 0.02, 0.005, 0.00001]\n"
+      "prune: {min_trials: 3, min_validations: 1}\n",
+      // Long enough that the pruned trial is still training when its SIGTERM arrives, a few steps after step 10.
+      "  train.max_steps: 600\n");
+  const Sweep s = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(s.status, 0) << s.err;
+  const json results = json::parse(s.out);
+  ASSERT_EQ(results.size(), 4u);
+  std::vector<double> by_step_10;
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(results[i]["status"], "ok") << results[i]["name"];
+    EXPECT_EQ(results[i]["steps"], 600);
+    by_step_10.push_back(valid_ppl_at(trial(results[i]["name"]) + "/metrics.jsonl", 10));
+  }
+  std::sort(by_step_10.begin(), by_step_10.end());
+  const json& pruned = results[3];
+  EXPECT_EQ(pruned["name"], "lr-0.00001");
+  EXPECT_EQ(pruned["status"], "pruned");
+  const std::string t = trial("lr-0.00001");
+  const double own = valid_ppl_at(t + "/metrics.jsonl", 10);
+  EXPECT_GT(own, by_step_10[1]);
+  const std::string reason = pruned["stop_reason"];
+  EXPECT_EQ(reason.rfind("pruned at step 10: best valid_ppl ", 0), 0u) << reason;
+  EXPECT_NE(reason.find("the median of 3 finished trial(s)"), std::string::npos) << reason;
+  // Stopped by SIGTERM as an interrupted run is: it saved its step, which is short of the limit.
+  const int64_t steps = pruned["steps"];
+  EXPECT_GE(steps, 10);
+  EXPECT_LT(steps, 600) << "the trial finished before its SIGTERM arrived";
+  EXPECT_TRUE(fs::exists(t + "/ckpt-" + std::to_string(steps) + ".h5"));
+  EXPECT_EQ(json::parse(read(t + "/result.json"))["status"], "pruned");
+  EXPECT_NE(s.err.find("[4/4] lr-0.00001: pruned at step 10"), std::string::npos) << s.err;
+  const std::string md = read(dir_ + "/out/results.md");
+  EXPECT_NE(md.find("3 of 4 trials ok, 1 pruned (median stopping rule on valid_ppl), 0 failed"), std::string::npos)
+      << md;
+  EXPECT_EQ(csv_row(read(dir_ + "/out/results.csv"), "lr-0.00001")["status"], "pruned");
+
+  // Finished: a rerun (even one retrying failures) skips it, and reports the same table.
+  const Sweep again = run_sweep(spec + " --out " + dir_ + "/out --json --retry-failed");
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out), results);
+  EXPECT_NE(again.err.find("lr-0.00001: already pruned, skipped"), std::string::npos) << again.err;
+  EXPECT_EQ(attempts(t), 1);
 }
 
 // A finished sweep run again under a spec that differs only in how it is ranked or launched: ranked by BLEU,

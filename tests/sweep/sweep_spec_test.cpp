@@ -83,6 +83,30 @@ TEST(SweepSpec, DefaultsAndModeFollowsMetric) {
   EXPECT_EQ(parse("launch: [mpirun, -np, '2']\n").launch, (std::vector<std::string>{"mpirun", "-np", "2"}));
 }
 
+TEST(SweepSpec, PruneRuleDefaultsFollowTheMetric) {
+  EXPECT_FALSE(parse("metric: bleu\n").prune.enabled);
+  // By the sweep's own metric when it is measured while training (and in its mode), else by perplexity.
+  const PruneRule by_valid_bleu = parse("metric: valid_bleu\nprune: {}\n").prune;
+  EXPECT_TRUE(by_valid_bleu.enabled);
+  EXPECT_EQ(by_valid_bleu.metric, "valid_bleu");
+  EXPECT_EQ(by_valid_bleu.mode, "max");
+  EXPECT_EQ(by_valid_bleu.min_trials, 3);
+  EXPECT_EQ(by_valid_bleu.min_validations, 2);
+  const PruneRule by_ppl = parse("metric: bleu\nprune: true\n").prune;
+  EXPECT_TRUE(by_ppl.enabled);
+  EXPECT_EQ(by_ppl.metric, "valid_ppl");
+  EXPECT_EQ(by_ppl.mode, "min");
+  EXPECT_EQ(parse("metric: valid_ppl\nmode: max\nprune: yes\n").prune.mode, "max");  // the spec's mode
+  EXPECT_FALSE(parse("prune: false\n").prune.enabled);
+  const PruneRule set = parse("metric: bleu\nprune: {metric: valid_chrf, min_trials: 5, min_validations: 1}\n").prune;
+  EXPECT_EQ(set.metric, "valid_chrf");
+  EXPECT_EQ(set.mode, "max");
+  EXPECT_EQ(set.min_trials, 5);
+  EXPECT_EQ(set.min_validations, 1);
+  EXPECT_TRUE(parse("metric: bleu\nprune: {metric: valid_chrf}\n").needs_validation_score());
+  EXPECT_FALSE(parse("metric: bleu\nprune: {metric: valid_ppl}\n").needs_validation_score());
+}
+
 TEST(SweepSpec, QuotedValuesStayStrings) {
   const SweepSpec s = parse("grid: {model.attention: ['yes', \"it's\", plain]}\n");
   EXPECT_EQ(s.grid[0].values[0].yaml, "'yes'");  // unquoted, `--set` would read a boolean
@@ -138,6 +162,16 @@ TEST(SweepSpec, ErrorsNameFileLineAndKey) {
        "metric: unknown metric 'accuracy' (valid: valid_ppl, valid_bleu, valid_chrf, bleu, chrf, tokens_per_s, "
        "wall_s)"},
       {"mode: lowest\n", "mode: expected min or max, got 'lowest'"},
+      {"prune: {metric: bleu}\n",
+       "specs/s.yaml:2: prune.metric: 'bleu' is not measured while a trial trains; expected valid_ppl, valid_bleu, "
+       "valid_chrf"},
+      {"prune: {min_trial: 2}\n", "unknown key 'prune.min_trial'; did you mean 'min_trials'?"},
+      {"prune: {min_trials: 0}\n", "prune.min_trials: must be at least 1, got 0"},
+      {"prune: {min_validations: two}\n", "prune.min_validations: expected a positive integer"},
+      {"prune: 3\n",
+       "prune: expected a mapping with metric, min_trials, min_validations ({} or true for the "
+       "defaults), got '3'"},
+      {"prune:\n", "prune: expected a mapping"},
       {"parallel: 0\n", "parallel: must be at least 1"},
       {"parallel: [2]\n", "parallel: expected a positive integer, got a sequence"},
       {"launch: {np: 4}\n", "launch: expected a command prefix"},
