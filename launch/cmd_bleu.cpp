@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "framework/core/error.h"
+#include "launch/bleu_by_length.h"
 #include "launch/bleu_systems.h"
 #include "launch/commands.h"
 #include "launch/confidence_options.h"
@@ -39,6 +40,8 @@ struct BleuOptions {
   int paired_bs_n = significance::kDefaultResamples;
   int paired_ar_n = significance::kDefaultTrials;
   uint64_t seed = significance::kDefaultSeed;
+  std::string src;        // --src: the source lines, for --by-length
+  int64_t by_length = 0;  // --by-length W: scores by source length, W words a bucket; 0 = none
 };
 
 // sacreBLEU's line splitting over bytes read with the corpus readers' checks: a directory or unreadable
@@ -150,7 +153,13 @@ void run_bleu(const BleuOptions& o) {
                    refs[k].size());
     if (refs[k].empty()) LUONG_FAIL("bleu: the reference ", o.references[k], " has no lines");
   }
-  if (o.paired_bs || o.paired_ar) {
+  if (o.by_length > 0) {
+    const std::vector<std::string> sources = bleu_lines(read_input(o.src, "source file"), o.src);
+    if (sources.size() != refs[0].size())
+      LUONG_FAIL("bleu: the source ", o.src, " has ", sources.size(), " lines but the reference ", o.references[0],
+                 " has ", refs[0].size());
+    print_scores_by_length(scoring(o, refs), systems, sources, o.by_length);
+  } else if (o.paired_bs || o.paired_ar) {
     if (systems.size() < 2)
       throw CLI::ValidationError(o.paired_bs ? "--paired-bs" : "--paired-ar",
                                  "a paired test needs a baseline and at least one system: -i BASELINE SYSTEM...");
@@ -206,6 +215,15 @@ const bool kRegistered = add_command([](CLI::App& app) {
       ->check(CLI::Range(1, 10000000))
       ->capture_default_str()
       ->needs(paired_ar);
+  auto* by_length = cmd->add_option("--by-length", opts->by_length,
+                                    "Each system's scores on the sentences grouped by source length (--src), this "
+                                    "many words a group (1-W, W+1-2W, ...), as Luong et al. 2015 analyse them")
+                        ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
+  auto* src = cmd->add_option("--src", opts->src, "The source file (one line per reference line), for --by-length")
+                  ->check(CLI::ExistingFile);
+  by_length->needs(src);
+  src->needs(by_length);
+  by_length->excludes(confidence)->excludes(paired_bs)->excludes(paired_ar);
   cmd->add_option("--seed", opts->seed,
                   "Seed of the resampling (sacrebleu's SACREBLEU_SEED: the same seed draws the same resamples)")
       ->capture_default_str();

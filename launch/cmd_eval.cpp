@@ -22,6 +22,7 @@
 #include "models/nmt/data/text_reader.h"
 #include "models/nmt/ensemble_loss.h"
 #include "models/nmt/nmt_task.h"
+#include "models/nmt/scores_by_length.h"
 #include "models/nmt/significance/metric_rows.h"
 #include "models/nmt/significance/paired_tests.h"
 
@@ -37,6 +38,7 @@ struct EvalArgs {
   CLI::Option* chrf_word_order_option = nullptr;  // not given: the checkpoint's eval.chrf_word_order
   std::string output;       // --output: the translations, for luong bleu -i ... --paired-bs
   ConfidenceOptions confidence;  // bootstrap estimates of BLEU and chrF
+  int64_t by_length = 0;         // --by-length W: BLEU and chrF by source length, W words a bucket; 0 = none
 };
 
 // --confidence: the bootstrap estimate of one metric's score on these translations (luong bleu --confidence's).
@@ -141,6 +143,9 @@ void run(EvalArgs a) {
     chrf_score.confidence = estimate(a, significance::chrf_rows(hyps, refs, a.chrf_word_order));
   }
   const std::string bleu_signature = score.signature(), chrf_signature = chrf_score.signature();
+  const std::vector<nmt::LengthBucket> by_length =
+      a.by_length > 0 ? nmt::scores_by_source_length(sources, hyps, refs, a.by_length, a.chrf_word_order)
+                      : std::vector<nmt::LengthBucket>();
   if (a.json) {
     nlohmann::json result{{"checkpoint", a.t.checkpoints.front()},
                           {"src", a.src},
@@ -162,6 +167,7 @@ void run(EvalArgs a) {
       result["chrf_mean"] = chrf_score.confidence->mean, result["chrf_ci"] = chrf_score.confidence->ci;
     }
     if (!a.output.empty()) result["output"] = a.output;
+    if (a.by_length > 0) result["by_length"] = nmt::length_buckets_json(by_length);
     if (a.t.checkpoints.size() > 1) result["ensemble"] = a.t.checkpoints;  // "checkpoint" is then the first
     if (nrefs > 1) {  // "ref" is then the first, the one perplexity is measured on
       std::vector<std::string> all{a.ref};
@@ -173,6 +179,7 @@ void run(EvalArgs a) {
     std::cout << "perplexity " << ppl << " over " << v.tokens << " target tokens\n"
               << score.format(2, bleu_signature) << "\n"
               << chrf_score.format(2, chrf_signature) << "\n";
+    if (a.by_length > 0) std::cout << "by source length:\n" << nmt::format_length_table(by_length);
   }
   flush_stdout();
 }
@@ -200,6 +207,10 @@ const bool kRegistered = add_command([](CLI::App& app) {
   cmd->add_option("--output", args->output,
                   "Also write the translations to this file, one line per source line (compare two checkpoints' with "
                   "luong bleu REF -i A B --paired-bs)");
+  cmd->add_option("--by-length", args->by_length,
+                  "Also BLEU and chrF of the sentences grouped by source length, this many words a group (1-W, "
+                  "W+1-2W, ...), as Luong et al. 2015 analyse them")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000000}));
   add_confidence_options(*cmd, args->confidence,
                          "Bootstrap mean and 95% confidence interval of BLEU and chrF, as luong bleu --confidence "
                          "(sacrebleu's) gives them");
