@@ -14,6 +14,7 @@
 #include "framework/core/error.h"
 #include "framework/io/json_text.h"
 #include "framework/sweep/child_env.h"
+#include "framework/sweep/gpu_pool.h"
 #include "framework/sweep/results_table.h"
 #include "framework/sweep/sweep_plan.h"
 #include "framework/sweep/sweep_report.h"
@@ -38,6 +39,7 @@ struct SweepArgs {
   bool json = false;
   bool retry_failed = false;
   bool dry_run = false;
+  std::string gpus;  // --gpus 0,1,...: overrides the spec's gpus
 };
 
 // A command line a POSIX shell reads back as `argv`: a word holding anything the shell would interpret is put
@@ -140,6 +142,8 @@ void run(const SweepArgs& a) {
   o.out_dir = a.out;
   o.luong_binary = fs::canonical("/proc/self/exe").string();  // mpirun would resolve /proc/self/exe to itself
   o.parallel = a.parallel > 0 ? a.parallel : spec.parallel;
+  o.gpus = a.gpus.empty() ? spec.gpus : sweep::parse_gpu_list(a.gpus, "--gpus");
+  o.gpus_per_trial = sweep::ranks_per_trial(spec.launch);
   o.retry_failed = a.retry_failed;
   // The CPUs this sweep may use (a Slurm allocation's, a taskset's), not the machine's.
   o.child_env = sweep::thread_env(usable_cpus(), o.parallel, sweep::ranks_per_trial(spec.launch),
@@ -155,6 +159,8 @@ void run(const SweepArgs& a) {
                     ? str(", pruned by the median stopping rule on ", spec.prune.metric, " (at least ",
                           spec.prune.min_trials, " finished trials, ", spec.prune.min_validations, " validations)")
                     : std::string())
+            << (o.gpus.empty() ? std::string()
+                               : str(", on GPUs ", sweep::visible_devices(o.gpus), " (", o.gpus_per_trial, " a trial)"))
             << ", in " << a.out << std::endl;
   sweep::install_interrupt_handlers();
   const sweep::SweepOutcome outcome = sweep::run_sweep(spec, trials, o);
@@ -194,6 +200,9 @@ const bool kRegistered = add_command([](CLI::App& app) {
       "INT>=1");
   cmd->add_option("--parallel,-j", args->parallel, "Trials at once (overrides the spec's parallel)")
       ->check(at_least_one);
+  cmd->add_option("--gpus", args->gpus,
+                  "GPUs to share out among the trials (overrides the spec's gpus): ids as CUDA_VISIBLE_DEVICES takes "
+                  "them, e.g. 0,1,2,3; each running trial sees only its own (one a process)");
   cmd->add_flag("--json", args->json,
                 "Print the results table (with --dry-run: the planned trials) as a JSON array on stdout (progress goes "
                 "to stderr)");

@@ -15,6 +15,7 @@
 #include "framework/io/config_value.h"
 #include "framework/io/directory_lock.h"
 #include "framework/io/json_text.h"
+#include "framework/sweep/gpu_pool.h"
 #include "framework/sweep/median_stopping.h"
 #include "framework/sweep/trial_process.h"
 
@@ -99,7 +100,7 @@ void read_valid_scores(TrialResult& r, const std::string& metrics_path) {
 class SweepRun {
  public:
   SweepRun(const SweepSpec& spec, const std::vector<Trial>& trials, const SweepOptions& o)
-      : spec_(spec), trials_(trials), o_(o), configs_(trials.size()), eval_only_(trials.size(), false) {
+      : spec_(spec), trials_(trials), o_(o), configs_(trials.size()), eval_only_(trials.size(), false), gpus_(o.gpus) {
     for (const auto& t : trials) {
       TrialResult r;
       r.name = t.name, r.varied = t.varied, r.sets = t.sets;
@@ -117,11 +118,14 @@ class SweepRun {
     // Only now, with the directory locked and every trial's settings checked against what it holds, does the
     // spec become the directory's record: a sweep refused above leaves the one that produced the results.
     copy_spec();
+    warn_about_gpus(queue);
     size_t next = 0;
     bool forwarded = false, killed = false;
     while (true) {
       const bool stopping = interrupt_count() > 0;
-      while (!stopping && next < queue.size() && static_cast<int64_t>(slots_.size()) < o_.parallel) {
+      // A trial starts when a slot is free and, with a GPU pool, the GPUs it needs are too.
+      while (!stopping && next < queue.size() && static_cast<int64_t>(slots_.size()) < o_.parallel &&
+             (!gpus_.enabled() || gpus_.free() >= gpus_needed(queue[next]))) {
         const size_t i = queue[next++];
         eval_only_[i] ? start_eval(i) : start_train(i);
       }
@@ -157,7 +161,38 @@ class SweepRun {
     std::uintmax_t metrics_size = 0;  // metrics.jsonl's size when the pruning rule last looked at it
     size_t validations = 0;           // its validation records then
     std::string pruned;               // why the rule stopped it (SIGTERM sent); empty while it trains on
+    std::vector<std::string> gpus;    // what it was given from the pool (CUDA_VISIBLE_DEVICES)
   };
+
+  size_t gpus_needed(size_t i) const { return eval_only_[i] ? 1 : static_cast<size_t>(o_.gpus_per_trial); }
+
+  // The environment of a new process and the pool's GPUs it takes (none without a pool).
+  std::pair<std::vector<std::pair<std::string, std::string>>, std::vector<std::string>> child_env_taking(size_t n) {
+    auto env = o_.child_env;
+    if (!gpus_.enabled()) return {env, {}};
+    auto ids = gpus_.take(n);
+    LUONG_CHECK(ids.has_value(), "sweep: ", n, " GPU(s) wanted, ", gpus_.free(), " free");
+    env.emplace_back("CUDA_VISIBLE_DEVICES", visible_devices(*ids));
+    return {env, *ids};
+  }
+
+  static std::string on_gpus(const std::vector<std::string>& ids) {
+    if (ids.empty()) return "";
+    return str(ids.size() == 1 ? " on GPU " : " on GPUs ", visible_devices(ids));
+  }
+
+  // Parallel trials on a GPU device without a pool all compute on the same device; a pool with CPU trials does
+  // nothing. Both are said once, before anything starts.
+  void warn_about_gpus(const std::vector<size_t>& queue) const {
+    bool any_cuda = false;
+    for (size_t i : queue)
+      any_cuda = any_cuda || (configs_[i] && configs_[i]->get_string("device").rfind("cuda", 0) == 0);
+    if (queue.empty()) return;
+    if (!gpus_.enabled() && any_cuda && o_.parallel > 1)
+      say(str("warning: ", o_.parallel, " trials at once on device cuda share the GPU(s) every trial sees; give ",
+              "each its own with --gpus 0,1,... (or gpus: in the spec)"));
+    if (gpus_.enabled() && !any_cuda) say("warning: gpus has no effect: the trials run on the CPU (device: cpu)");
+  }
 
   void say(const std::string& s) const {
     if (o_.log) o_.log(s);
@@ -305,9 +340,11 @@ class SweepRun {
     write_state(dir(i), st);
     const std::string log = dir(i) + "/train.log";
     const std::uintmax_t offset = size_of(log);
-    const pid_t pid = spawn_child({train_command(spec_, trials_[i], o_), log, o_.child_env});
-    slots_.push_back({i, pid, Stage::train, Clock::now(), offset, 0, 0, {}});
-    say(str(tag(i), ": training", st.attempts > 1 ? str(" (attempt ", st.attempts, ", resuming)") : "", " [pid ", pid, "]"));
+    auto [env, gpus] = child_env_taking(static_cast<size_t>(o_.gpus_per_trial));
+    const pid_t pid = spawn_child({train_command(spec_, trials_[i], o_), log, env});
+    slots_.push_back({i, pid, Stage::train, Clock::now(), offset, 0, 0, {}, gpus});
+    say(str(tag(i), ": training", st.attempts > 1 ? str(" (attempt ", st.attempts, ", resuming)") : "", on_gpus(gpus),
+            " [pid ", pid, "]"));
   }
 
   void start_eval(size_t i) {
@@ -333,9 +370,10 @@ class SweepRun {
     argv.insert(argv.end(), {"--output", dir(i) + "/" + kEvalTranslationsFile});
     const std::string log = dir(i) + "/eval.log";
     const std::uintmax_t offset = size_of(log);
-    const pid_t pid = spawn_child({argv, log, o_.child_env});
-    slots_.push_back({i, pid, Stage::eval, Clock::now(), offset, 0, 0, {}});
-    say(str(tag(i), ": evaluating BLEU and chrF on ", src));
+    auto [env, gpus] = child_env_taking(1);
+    const pid_t pid = spawn_child({argv, log, env});
+    slots_.push_back({i, pid, Stage::eval, Clock::now(), offset, 0, 0, {}, gpus});
+    say(str(tag(i), ": evaluating BLEU and chrF on ", src, on_gpus(gpus)));
   }
 
   // The finished trial's validation curve on the pruning metric: what later trials are compared with.
@@ -380,6 +418,7 @@ class SweepRun {
       }
       const Slot s = slots_[k];
       slots_.erase(slots_.begin() + static_cast<std::ptrdiff_t>(k));
+      gpus_.give_back(s.gpus);  // before the exit handler, which may start the trial's evaluation on one
       TrialState st = read_state(dir(s.index));
       st.wall_s += std::chrono::duration<double>(Clock::now() - s.start).count();
       write_state(dir(s.index), st);
@@ -509,6 +548,7 @@ class SweepRun {
   std::vector<TrialResult> results_;
   std::vector<Slot> slots_;
   std::vector<ValidCurve> finished_curves_;  // of the trials finished ok, on spec_.prune.metric
+  GpuPool gpus_;
 };
 
 }  // namespace
@@ -525,6 +565,9 @@ std::vector<std::string> train_command(const SweepSpec& spec, const Trial& t, co
 
 SweepOutcome run_sweep(const SweepSpec& spec, const std::vector<Trial>& trials, const SweepOptions& options) {
   LUONG_CHECK(options.parallel >= 1, "sweep: parallel must be at least 1, got ", options.parallel);
+  if (!options.gpus.empty() && static_cast<int64_t>(options.gpus.size()) < options.gpus_per_trial)
+    LUONG_FAIL("sweep: a trial runs ", options.gpus_per_trial, " processes, one a GPU, but only ", options.gpus.size(),
+               " GPU(s) are listed (", visible_devices(options.gpus), ")");
   LUONG_CHECK(options.resolve, "sweep: no config resolver");
   return SweepRun(spec, trials, options).run();
 }

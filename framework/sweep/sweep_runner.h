@@ -25,6 +25,9 @@ struct SweepOptions {
   bool retry_failed = false;  // rerun trials whose result.json says failed
   TrialResolver resolve;
   std::vector<std::pair<std::string, std::string>> child_env;  // e.g. OMP_NUM_THREADS for each trial
+  // GPU ids the trials share out (each trial's processes see only theirs, by CUDA_VISIBLE_DEVICES); empty = none.
+  std::vector<std::string> gpus;
+  int64_t gpus_per_trial = 1;  // a training trial's processes (its launch prefix's -np); an evaluation takes one
   std::function<void(const std::string&)> log;                  // progress lines
 };
 

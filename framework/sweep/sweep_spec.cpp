@@ -18,6 +18,7 @@
 #include "framework/io/config_schema.h"
 #include "framework/io/config_value.h"
 #include "framework/io/read_file.h"
+#include "framework/sweep/gpu_pool.h"
 
 namespace luong::sweep {
 namespace {
@@ -25,7 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kTopKeys = {"base", "overrides", "grid",     "random", "metric",
-                                           "mode", "launch",    "parallel", "prune"};
+                                           "mode", "launch",    "parallel", "prune",  "gpus"};
 const std::vector<std::string> kPruneKeys = {"metric", "min_trials", "min_validations"};
 const std::vector<std::string> kValidationMetrics = {"valid_ppl", "valid_bleu", "valid_chrf"};
 const std::vector<std::string> kRandomKeys = {"samples", "seed", "params"};
@@ -372,6 +373,21 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& file) {
     if (s.parallel < 1) r.fail(root["parallel"], "parallel", str("must be at least 1, got ", s.parallel));
   }
   if (root["prune"]) parse_prune(r, root["prune"], s);
+  if (const YAML::Node g = root["gpus"]) {
+    // `gpus: [0, 1]` or `gpus: "0,1"`, as --gpus takes them.
+    if (!g.IsSequence() && !g.IsScalar())
+      r.fail(g, "gpus", "expected a list of GPU ids such as [0, 1], got " + describe_node(g));
+    if (g.IsSequence())
+      for (const auto& id : g) s.gpus.push_back(r.as<std::string>(id, "gpus", "a GPU id"));
+    try {
+      if (g.IsSequence())
+        check_gpu_ids(s.gpus, "gpus");
+      else
+        s.gpus = parse_gpu_list(g.Scalar(), "gpus");
+    } catch (const Error& e) {
+      r.fail(g, "", e.what());  // the message names the key
+    }
+  }
   check_unique_keys(r, root, s);
   return s;
 }

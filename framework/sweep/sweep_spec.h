@@ -58,6 +58,7 @@ struct SweepSpec {
   std::vector<std::string> launch;   // command prefix for `luong train`, split on whitespace ("mpirun -np 4")
   int64_t parallel = 1;              // trials running at once
   PruneRule prune;                   // `prune:`: stop trials that fall behind (off when absent)
+  std::vector<std::string> gpus;     // `gpus:`: ids each trial takes its own of (CUDA_VISIBLE_DEVICES); empty = none
   // Line in `file` of each config key the spec sets, by section: "overrides.optim.lr", "grid.model.attention",
   // "random.params.optim.lr" (for errors found after parsing, against the config schema).
   std::map<std::string, int> lines;

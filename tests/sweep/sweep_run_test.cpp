@@ -295,6 +295,55 @@ TEST_F(SweepRunTest, PruningStopsATrialBehindTheFinishedOnes) {
   EXPECT_EQ(attempts(t), 1);
 }
 
+// `gpus:` with more trials at once than GPUs: each running trial (training, then its evaluation) sees one GPU of
+// the pool by CUDA_VISIBLE_DEVICES, no two running processes share one, and trials wait for a free one. The
+// launch prefix is a shell that logs the variable as each process starts and ends.
+TEST_F(SweepRunTest, TrialsRunningAtOnceGetAGpuOfThePoolEach) {
+  const std::string log = dir_ + "/gpus.log";
+  const std::string spec = write_spec(
+      "grid:\n  optim.lr: [0.01, 0.005, 0.02, 0.008]\nparallel: 3\ngpus: [5, 2]\nmetric: bleu\nlaunch: [sh, -c, "
+      "'echo \"start $CUDA_VISIBLE_DEVICES\" >> " +
+          log + "; \"$@\"; s=$?; echo \"end $CUDA_VISIBLE_DEVICES\" >> " + log + "; exit $s', sh]\n",
+      "  train.max_steps: 100\n  eval.beam_size: 2\n");
+  const Sweep s = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(s.status, 0) << s.err;
+  for (const json& r : json::parse(s.out)) EXPECT_EQ(r["status"], "ok") << r["name"];
+  // Four trainings; the evaluations (luong eval, not under the launch prefix) are in the sweep's log.
+  std::map<std::string, int> running;
+  int starts = 0, most = 0;
+  std::istringstream events(read(log));
+  for (std::string event, gpu; events >> event >> gpu;) {
+    ASSERT_TRUE(gpu == "5" || gpu == "2") << gpu;
+    if (event == "start") {
+      ++starts;
+      EXPECT_EQ(running[gpu]++, 0) << "GPU " << gpu << " given to two trials at once";
+    } else {
+      --running[gpu];
+    }
+    int now = 0;
+    for (const auto& [g, n] : running) now += n;
+    most = std::max(most, now);
+  }
+  EXPECT_EQ(starts, 4);
+  EXPECT_LE(most, 2) << "two GPUs hold two trials at once, whatever parallel says";
+  EXPECT_NE(s.err.find("on GPUs 5,2 (1 a trial)"), std::string::npos) << s.err;
+  EXPECT_NE(s.err.find(": training on GPU 5 ["), std::string::npos) << s.err;
+  EXPECT_NE(s.err.find(": evaluating BLEU and chrF on "), std::string::npos) << s.err;
+  EXPECT_NE(s.err.find("warning: gpus has no effect: the trials run on the CPU"), std::string::npos) << s.err;
+
+  // More processes a trial than GPUs listed: refused before anything runs, naming both.
+  const std::string wide = write_spec("grid:\n  optim.lr: [0.01]\nlaunch: mpirun -np 4\n", "");
+  const Sweep refused = run_sweep(wide + " --out " + dir_ + "/wide --gpus 0,1");
+  EXPECT_EQ(refused.status, 1);
+  EXPECT_NE(refused.err.find("a trial runs 4 processes, one a GPU, but only 2 GPU(s) are listed (0,1)"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(fs::exists(dir_ + "/wide/trials"));
+  const Sweep bad = run_sweep(wide + " --out " + dir_ + "/wide --gpus 0,0");
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(bad.err.find("--gpus: GPU 0 is listed twice"), std::string::npos) << bad.err;
+}
+
 // A finished sweep run again under a spec that differs only in how it is ranked or launched: ranked by BLEU,
 // its finished trials are evaluated (not skipped with an empty BLEU column); launched as another number of
 // processes, its trials are refused (a resumed trial would train with another global batch).

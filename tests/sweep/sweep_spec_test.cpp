@@ -107,6 +107,13 @@ TEST(SweepSpec, PruneRuleDefaultsFollowTheMetric) {
   EXPECT_FALSE(parse("metric: bleu\nprune: {metric: valid_ppl}\n").needs_validation_score());
 }
 
+TEST(SweepSpec, GpusAreAListOrACommaSeparatedString) {
+  EXPECT_TRUE(parse("metric: bleu\n").gpus.empty());
+  EXPECT_EQ(parse("gpus: [0, 1, GPU-ab12]\n").gpus, (std::vector<std::string>{"0", "1", "GPU-ab12"}));
+  EXPECT_EQ(parse("gpus: 2,3\n").gpus, (std::vector<std::string>{"2", "3"}));
+  EXPECT_EQ(parse("gpus: 4\n").gpus, (std::vector<std::string>{"4"}));
+}
+
 TEST(SweepSpec, QuotedValuesStayStrings) {
   const SweepSpec s = parse("grid: {model.attention: ['yes', \"it's\", plain]}\n");
   EXPECT_EQ(s.grid[0].values[0].yaml, "'yes'");  // unquoted, `--set` would read a boolean
@@ -172,6 +179,9 @@ TEST(SweepSpec, ErrorsNameFileLineAndKey) {
        "prune: expected a mapping with metric, min_trials, min_validations ({} or true for the "
        "defaults), got '3'"},
       {"prune:\n", "prune: expected a mapping"},
+      {"gpus: [0, 1, 0]\n", "specs/s.yaml:2: gpus: GPU 0 is listed twice"},
+      {"gpus: {a: 1}\n", "specs/s.yaml:2: gpus: expected a list of GPU ids such as [0, 1], got a mapping"},
+      {"gpus: '0,x y'\n", "gpus: 'x y' is not a GPU id"},
       {"parallel: 0\n", "parallel: must be at least 1"},
       {"parallel: [2]\n", "parallel: expected a positive integer, got a sequence"},
       {"launch: {np: 4}\n", "launch: expected a command prefix"},
