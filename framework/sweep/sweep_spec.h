@@ -67,10 +67,6 @@ struct SweepSpec {
   bool evaluates() const { return metric == "bleu" || metric == "chrf"; }
   // valid_bleu, valid_chrf: read from the trial's validation records, which need validation scoring.
   bool ranks_by_validation_score() const { return metric == "valid_bleu" || metric == "valid_chrf"; }
-  // Whether the trials' validation records must carry BLEU or chrF (the ranking or pruning metric needs them).
-  bool needs_validation_score() const {
-    return ranks_by_validation_score() || (prune.enabled && prune.metric != "valid_ppl");
-  }
 };
 
 // The metrics a sweep can rank by.

@@ -293,6 +293,15 @@ TEST_F(SweepRunTest, PruningStopsATrialBehindTheFinishedOnes) {
   EXPECT_EQ(json::parse(again.out), results);
   EXPECT_NE(again.err.find("lr-0.00001: already pruned, skipped"), std::string::npos) << again.err;
   EXPECT_EQ(attempts(t), 1);
+
+  // Pruning by validation BLEU needs the trials to score their validations: refused before training.
+  const std::string by_bleu =
+      write_spec("grid:\n  optim.lr: [0.01]\nprune: {metric: valid_bleu}\n", "  train.max_steps: 5\n");
+  const Sweep b = run_sweep(by_bleu + " --out " + dir_ + "/out2 --json");
+  EXPECT_EQ(b.status, 1) << b.err;
+  EXPECT_NE(b.out.find("prune.metric valid_bleu needs validation scoring in the trial's run"), std::string::npos)
+      << b.out;
+  EXPECT_FALSE(fs::exists(dir_ + "/out2/trials/lr-0.01/train.log")) << "refused before training";
 }
 
 // `gpus:` with more trials at once than GPUs: each running trial (training, then its evaluation) sees one GPU of

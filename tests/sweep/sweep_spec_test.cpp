@@ -103,8 +103,6 @@ TEST(SweepSpec, PruneRuleDefaultsFollowTheMetric) {
   EXPECT_EQ(set.mode, "max");
   EXPECT_EQ(set.min_trials, 5);
   EXPECT_EQ(set.min_validations, 1);
-  EXPECT_TRUE(parse("metric: bleu\nprune: {metric: valid_chrf}\n").needs_validation_score());
-  EXPECT_FALSE(parse("metric: bleu\nprune: {metric: valid_ppl}\n").needs_validation_score());
 }
 
 TEST(SweepSpec, GpusAreAListOrACommaSeparatedString) {
