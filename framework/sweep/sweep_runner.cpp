@@ -340,9 +340,13 @@ class SweepRun {
     write_state(dir(i), st);
     const std::string log = dir(i) + "/train.log";
     const std::uintmax_t offset = size_of(log);
+    // The pruning rule judges the validations this attempt logs: those of earlier attempts were judged then (a
+    // trial resumed after an interrupt, or a pruned one given another chance by deleting its result.json).
+    const std::string metrics = dir(i) + "/metrics.jsonl";
+    const size_t judged = spec_.prune.enabled ? valid_curve(metrics, spec_.prune.metric).size() : 0;
     auto [env, gpus] = child_env_taking(static_cast<size_t>(o_.gpus_per_trial));
     const pid_t pid = spawn_child({train_command(spec_, trials_[i], o_), log, env});
-    slots_.push_back({i, pid, Stage::train, Clock::now(), offset, 0, 0, {}, gpus});
+    slots_.push_back({i, pid, Stage::train, Clock::now(), offset, size_of(metrics), judged, {}, gpus});
     say(str(tag(i), ": training", st.attempts > 1 ? str(" (attempt ", st.attempts, ", resuming)") : "", on_gpus(gpus),
             " [pid ", pid, "]"));
   }

@@ -294,6 +294,18 @@ TEST_F(SweepRunTest, PruningStopsATrialBehindTheFinishedOnes) {
   EXPECT_NE(again.err.find("lr-0.00001: already pruned, skipped"), std::string::npos) << again.err;
   EXPECT_EQ(attempts(t), 1);
 
+  // Given another chance (its result.json deleted), it resumes from its checkpoint and is judged on the
+  // validations of its new run: still behind, it is stopped at the first of them, not again at step 10.
+  fs::remove(t + "/result.json");
+  const Sweep resumed = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(resumed.status, 0) << resumed.err;
+  EXPECT_EQ(attempts(t), 2);
+  const json again_pruned = json::parse(read(t + "/result.json"));
+  EXPECT_EQ(again_pruned["status"], "pruned");
+  const std::string first_new = "pruned at step " + std::to_string((steps / 10 + 1) * 10) + ": ";
+  EXPECT_EQ(again_pruned["stop_reason"].get<std::string>().rfind(first_new, 0), 0u)
+      << again_pruned["stop_reason"] << " (resumed from step " << steps << ")";
+
   // Pruning by validation BLEU needs the trials to score their validations: refused before training.
   const std::string by_bleu =
       write_spec("grid:\n  optim.lr: [0.01]\nprune: {metric: valid_bleu}\n", "  train.max_steps: 5\n");
