@@ -155,10 +155,9 @@ void run(const SweepArgs& a) {
   prepare_out_dir(a.out);
   std::cerr << "sweep " << spec.file << ": " << trials.size() << " trial(s), " << o.parallel << " at a time, ranked by "
             << spec.metric << " (" << spec.mode << ")"
-            << (spec.prune.enabled
-                    ? str(", pruned by the median stopping rule on ", spec.prune.metric, " (at least ",
-                          spec.prune.min_trials, " finished trials, ", spec.prune.min_validations, " validations)")
-                    : std::string())
+            << (spec.prune.enabled ? str(", pruned by the median stopping rule on ", spec.prune.metric, " (min_trials ",
+                                         spec.prune.min_trials, ", min_validations ", spec.prune.min_validations, ")")
+                                   : std::string())
             << (o.gpus.empty() ? std::string()
                                : str(", on GPUs ", sweep::visible_devices(o.gpus), " (", o.gpus_per_trial, " a trial)"))
             << ", in " << a.out << std::endl;
