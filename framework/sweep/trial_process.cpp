@@ -54,17 +54,30 @@ pid_t spawn_child(const ChildCommand& cmd) {
   const std::string exec_failed = "luong sweep: cannot execute '" + cmd.argv[0] + "': ";
   const pid_t parent = getpid();
 
+  // SIGINT and SIGTERM stay blocked across fork until the child has dropped the sweep's handlers: one sent to
+  // the new child in between (the sweep stopping it the moment it started) would run the sweep's handler in the
+  // child's copy of the sweep and be lost, and the trial would train on. Blocked, it waits and then acts.
+  sigset_t stops, before;
+  sigemptyset(&stops);
+  sigaddset(&stops, SIGINT);
+  sigaddset(&stops, SIGTERM);
+  sigprocmask(SIG_BLOCK, &stops, &before);
   const pid_t pid = fork();
-  if (pid < 0) LUONG_FAIL("luong sweep: fork failed: ", std::strerror(errno));
-  if (pid > 0) return pid;
+  if (pid != 0) {
+    const int fork_errno = errno;
+    sigprocmask(SIG_SETMASK, &before, nullptr);  // the sweep's own stops, held meanwhile, arrive now
+    if (pid < 0) LUONG_FAIL("luong sweep: fork failed: ", std::strerror(fork_errno));
+    return pid;
+  }
 
   // Child.
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &before, nullptr);  // a stop already sent ends the child here
   setpgid(0, 0);
   // The sweep dying (even by SIGKILL) must not leave trainers running on the same run directories.
   prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (getppid() != parent) _exit(143);  // the sweep died before prctl took effect
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
   const int in = open("/dev/null", O_RDONLY);
   if (in >= 0) dup2(in, 0);
   const int out = open(cmd.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
