@@ -205,7 +205,8 @@ const bool kRegistered = add_command([](CLI::App& app) {
   cmd->add_flag("--json", args->json,
                 "Print the results table (with --dry-run: the planned trials) as a JSON array on stdout (progress goes "
                 "to stderr)");
-  cmd->add_flag("--retry-failed", args->retry_failed, "Run failed trials again (finished ok trials are always skipped)");
+  cmd->add_flag("--retry-failed", args->retry_failed,
+                "Run failed trials again (trials that finished ok or were pruned are always skipped)");
   cmd->add_flag("--dry-run,-n", args->dry_run, "List the trials, their validity and command lines; run nothing");
   cmd->callback([args] { run(*args); });
 });
