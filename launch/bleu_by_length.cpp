@@ -14,6 +14,11 @@ namespace {
 
 const char* key_of(significance::Metric m) { return m == significance::Metric::kBleu ? "bleu" : "chrf"; }
 
+// `text` right-aligned in `width` characters (as it is when longer).
+std::string right_aligned(const std::string& text, size_t width) {
+  return std::string(width > text.size() ? width - text.size() : 0, ' ') + text;
+}
+
 double score_of(const nmt::LengthBucket& b, significance::Metric m) {
   return m == significance::Metric::kBleu ? b.bleu.score : b.chrf.score;
 }
@@ -58,17 +63,16 @@ void print_scores_by_length(const SystemsScoring& how, const std::vector<ScoredS
     std::cout << "source words  sentences";
     for (const ScoredSystem& s : systems) {
       widths.push_back(std::max<size_t>(s.name.size(), 6));
-      std::cout << "  " << std::string(widths.back() - s.name.size(), ' ') << s.name;
+      std::cout << "  " << right_aligned(s.name, widths.back());
     }
     std::cout << "\n";
     for (size_t b = 0; b < buckets.size(); ++b) {
       const std::string range = std::to_string(buckets[b].first) + "-" + std::to_string(buckets[b].last);
       const std::string n = std::to_string(buckets[b].sentences);
-      std::cout << range << std::string(range.size() < 12 ? 12 - range.size() : 0, ' ') << "  "
-                << std::string(n.size() < 9 ? 9 - n.size() : 0, ' ') << n;
+      std::cout << range << std::string(range.size() < 12 ? 12 - range.size() : 0, ' ') << "  " << right_aligned(n, 9);
       for (size_t s = 0; s < systems.size(); ++s) {
         const std::string v = bleu::fixed_decimals(score_of(per_system[s][b], m), how.width);
-        std::cout << "  " << std::string(widths[s] > v.size() ? widths[s] - v.size() : 0, ' ') << v;
+        std::cout << "  " << right_aligned(v, widths[s]);
       }
       std::cout << "\n";
     }

@@ -143,11 +143,11 @@ void run(const SweepArgs& a) {
   o.luong_binary = fs::canonical("/proc/self/exe").string();  // mpirun would resolve /proc/self/exe to itself
   o.parallel = a.parallel > 0 ? a.parallel : spec.parallel;
   o.gpus = a.gpus.empty() ? spec.gpus : sweep::parse_gpu_list(a.gpus, "--gpus");
-  o.gpus_per_trial = sweep::ranks_per_trial(spec.launch);
+  o.gpus_per_trial = sweep::ranks_per_trial(spec.launch);  // one GPU a process
   o.retry_failed = a.retry_failed;
   // The CPUs this sweep may use (a Slurm allocation's, a taskset's), not the machine's.
-  o.child_env = sweep::thread_env(usable_cpus(), o.parallel, sweep::ranks_per_trial(spec.launch),
-                                  [](const char* k) { return std::getenv(k); });
+  o.child_env =
+      sweep::thread_env(usable_cpus(), o.parallel, o.gpus_per_trial, [](const char* k) { return std::getenv(k); });
   o.resolve = [](const std::string& base, const std::vector<std::string>& sets) { return load_run_config(base, sets).config; };
   o.log = [](const std::string& s) { std::cerr << "sweep " << s << std::endl; };
   if (a.dry_run) return dry_run(spec, trials, o, a.json);
