@@ -16,6 +16,7 @@
 #include "framework/sweep/child_env.h"
 #include "framework/sweep/gpu_pool.h"
 #include "framework/sweep/results_table.h"
+#include "framework/sweep/successive_halving.h"
 #include "framework/sweep/sweep_plan.h"
 #include "framework/sweep/sweep_report.h"
 #include "framework/sweep/sweep_runner.h"
@@ -69,18 +70,28 @@ void dry_run(const sweep::SweepSpec& spec, const std::vector<sweep::Trial>& tria
   nlohmann::json all = nlohmann::json::array();
   for (const auto& t : trials) {
     std::string error;
+    // Successive halving: the steps of the trial's rungs; its first run trains to the first.
+    std::vector<int64_t> rungs;
     try {
-      load_run_config(spec.base, t.sets);
+      const Config c = load_run_config(spec.base, t.sets).config;
+      if (spec.prune.asha() && c.get_int("train.max_steps") > 0)
+        rungs = sweep::rung_steps(spec.prune.halving, c.get_int("train.max_steps"));
     } catch (const Error& e) {
       error = e.what();
     }
-    const std::vector<std::string> command = sweep::train_command(spec, t, o);
+    const std::vector<std::string> command = sweep::train_command(spec, t, o, rungs.empty() ? 0 : rungs.front());
     if (as_json) {
       all.push_back({{"name", t.name}, {"valid", error.empty()}, {"error", error}, {"command", command}});
+      if (spec.prune.asha()) all.back()["rung_steps"] = rungs;
       continue;
     }
     std::cout << t.name << "  [" << (error.empty() ? "ok" : "INVALID: " + error) << "]\n  " << shell_words(command)
               << "\n";
+    if (!rungs.empty()) {
+      std::string steps;
+      for (int64_t r : rungs) steps += (steps.empty() ? "" : ", ") + std::to_string(r);
+      std::cout << "  steps of its rungs (successive halving): " << steps << "\n";
+    }
   }
   if (as_json) std::cout << json_text(all) << std::endl;
 }
@@ -155,9 +166,12 @@ void run(const SweepArgs& a) {
   prepare_out_dir(a.out);
   std::cerr << "sweep " << spec.file << ": " << trials.size() << " trial(s), " << o.parallel << " at a time, ranked by "
             << spec.metric << " (" << spec.mode << ")"
-            << (spec.prune.enabled ? str(", pruned by the median stopping rule on ", spec.prune.metric, " (min_trials ",
-                                         spec.prune.min_trials, ", min_validations ", spec.prune.min_validations, ")")
-                                   : std::string())
+            << (spec.prune.asha() ? str(", pruned by successive halving on ", spec.prune.metric, " (min_steps ",
+                                        spec.prune.halving.min_steps, ", reduction ", spec.prune.halving.reduction, ")")
+                : spec.prune.median()
+                    ? str(", pruned by the median stopping rule on ", spec.prune.metric, " (min_trials ",
+                          spec.prune.min_trials, ", min_validations ", spec.prune.min_validations, ")")
+                    : std::string())
             << (o.gpus.empty() ? std::string()
                                : str(", on GPUs ", sweep::visible_devices(o.gpus), " (", o.gpus_per_trial, " a trial)"))
             << ", in " << a.out << std::endl;

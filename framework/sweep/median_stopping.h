@@ -9,17 +9,21 @@
 #include <utility>
 #include <vector>
 
+#include "framework/sweep/successive_halving.h"
+
 namespace luong::sweep {
 
-// (step, value) of each validation, in the order the trial logged them.
-using ValidCurve = std::vector<std::pair<int64_t, double>>;
-
+// The spec's `prune:`: the median stopping rule (its fields below), or successive halving (`rule: asha`).
 struct PruneRule {
   bool enabled = false;
+  std::string rule = "median";  // median or asha
   std::string metric;           // valid_ppl, valid_bleu or valid_chrf
   std::string mode;             // min or max: which way is better
   int64_t min_trials = 3;       // finished trials that must have validated at the step before any comparison
   int64_t min_validations = 2;  // validations a trial makes before it may be stopped (early ones are noisy)
+  HalvingRule halving;          // rule asha
+  bool median() const { return enabled && rule == "median"; }
+  bool asha() const { return enabled && rule == "asha"; }
 };
 
 struct PruneVerdict {

@@ -79,9 +79,10 @@ SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialRes
   for (const auto& r : results)
     ok += r.status == TrialStatus::ok, failed += r.status == TrialStatus::failed,
         pruned += r.status == TrialStatus::pruned;
-  const std::string pruning = spec.prune.enabled
-                                  ? str(", ", pruned, " pruned (median stopping rule on ", spec.prune.metric, ")")
-                                  : std::string();
+  const std::string rule =
+      spec.prune.asha() ? str("successive halving on ", spec.prune.metric, ", reduction ", spec.prune.halving.reduction)
+                        : str("median stopping rule on ", spec.prune.metric);
+  const std::string pruning = spec.prune.enabled ? str(", ", pruned, " pruned (", rule, ")") : std::string();
   const std::string heading = str("# Sweep ", spec.file, "\n\nRanked by ", spec.metric, " (", spec.mode, "); ", ok,
                                   " of ", results.size(), " trials ok", pruning, ", ", failed, " failed",
                                   interrupted ? "; the sweep was interrupted (run it again to continue)" : "", ".\n\n");

@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include "framework/io/json_text.h"
 #include "framework/sweep/gpu_pool.h"
 #include "framework/sweep/median_stopping.h"
+#include "framework/sweep/successive_halving.h"
 #include "framework/sweep/trial_process.h"
 
 namespace luong::sweep {
@@ -55,22 +57,28 @@ std::string changed_keys(const std::string& before, const std::string& after) {
   return out.empty() ? "the text differs" : out;
 }
 
-// Attempts and accumulated wall time of a trial over every sweep run (<trial>/sweep_state.json).
+// Attempts and accumulated wall time of a trial over every sweep run (<trial>/sweep_state.json); under successive
+// halving also the steps its current (or last) run trains to, and whether it reached them and waits there.
 struct TrialState {
   int64_t attempts = 0;
   double wall_s = 0.0;
+  int64_t budget = 0;
+  bool paused = false;
 };
 
 TrialState read_state(const std::string& dir) {
   std::ifstream in(dir + "/sweep_state.json");
   const json j = in ? json::parse(in, nullptr, false) : json();
   if (!j.is_object()) return {};
-  return {j.value("attempts", int64_t{0}), j.value("wall_s", 0.0)};
+  return {j.value("attempts", int64_t{0}), j.value("wall_s", 0.0), j.value("budget", int64_t{0}),
+          j.value("paused", false)};
 }
 
 void write_state(const std::string& dir, const TrialState& s) {
   const std::string path = dir + "/sweep_state.json";
-  std::ofstream(path + ".tmp") << json{{"attempts", s.attempts}, {"wall_s", s.wall_s}}.dump() << "\n";
+  json j{{"attempts", s.attempts}, {"wall_s", s.wall_s}};
+  if (s.budget > 0) j["budget"] = s.budget, j["paused"] = s.paused;
+  std::ofstream(path + ".tmp") << j.dump() << "\n";
   fs::rename(path + ".tmp", path);
 }
 
@@ -101,6 +109,7 @@ class SweepRun {
  public:
   SweepRun(const SweepSpec& spec, const std::vector<Trial>& trials, const SweepOptions& o)
       : spec_(spec), trials_(trials), o_(o), configs_(trials.size()), eval_only_(trials.size(), false), gpus_(o.gpus) {
+    if (spec.prune.asha()) halving_.emplace(spec.prune.halving, spec.prune.mode, trials.size());
     for (const auto& t : trials) {
       TrialResult r;
       r.name = t.name, r.varied = t.varied, r.sets = t.sets;
@@ -112,22 +121,23 @@ class SweepRun {
     fs::create_directories(o_.out_dir + "/trials");
     // Two sweeps on one directory would run the same trials at once, each marking the other's as failed.
     lock_directory(o_.out_dir, "--out", "luong sweep");
-    std::vector<size_t> queue;
     for (size_t i = 0; i < trials_.size(); ++i)
-      if (prepare(i)) queue.push_back(i);
+      if (prepare(i)) queue_.push_back(i);
+    // Trials an interrupted sweep left halfway to a rung's steps finish that run before new trials start.
+    std::stable_partition(queue_.begin(), queue_.end(), [&](size_t i) { return halving_ && halving_->target(i) > 0; });
     // Only now, with the directory locked and every trial's settings checked against what it holds, does the
     // spec become the directory's record: a sweep refused above leaves the one that produced the results.
     copy_spec();
-    warn_about_gpus(queue);
-    size_t next = 0;
+    warn_about_gpus(queue_);
     bool forwarded = false, killed = false;
     while (true) {
       const bool stopping = interrupt_count() > 0;
       // A trial starts when a slot is free and, with a GPU pool, the GPUs it needs are too.
-      while (!stopping && next < queue.size() && static_cast<int64_t>(slots_.size()) < o_.parallel &&
-             (!gpus_.enabled() || gpus_.free() >= gpus_needed(queue[next]))) {
-        const size_t i = queue[next++];
-        eval_only_[i] ? start_eval(i) : start_train(i);
+      std::optional<size_t> due;
+      while (!stopping && static_cast<int64_t>(slots_.size()) < o_.parallel && (due = next_trial()) &&
+             (!gpus_.enabled() || gpus_.free() >= gpus_needed(*due))) {
+        if (next_ < queue_.size() && queue_[next_] == *due) ++next_;
+        eval_only_[*due] ? start_eval(*due) : start_train(*due);
       }
       if (stopping && !forwarded) {
         forwarded = true;
@@ -141,12 +151,13 @@ class SweepRun {
         say("second interrupt: killing running trials (they resume from their last checkpoint)");
         for (const auto& s : slots_) kill(s.pid, SIGKILL);
       }
-      if (slots_.empty() && (stopping || next == queue.size())) break;
+      if (slots_.empty() && (stopping || !next_trial())) break;
       if (!stopping) prune_trials_behind();
       reap();
       nap(50);
     }
-    for (size_t i = next; i < queue.size(); ++i) results_[queue[i]].status = TrialStatus::pending;
+    for (size_t i = next_; i < queue_.size(); ++i) results_[queue_[i]].status = TrialStatus::pending;
+    if (interrupt_count() == 0) prune_waiting_trials();
     return {results_, interrupt_count() > 0};
   }
 
@@ -163,6 +174,16 @@ class SweepRun {
     std::string pruned;               // why the rule stopped it (SIGTERM sent); empty while it trains on
     std::vector<std::string> gpus;    // what it was given from the pool (CUDA_VISIBLE_DEVICES)
   };
+
+  // What runs next: under successive halving a waiting trial due to go on (the highest rung first), else the next
+  // trial of the queue; nullopt when nothing can start now.
+  std::optional<size_t> next_trial() const {
+    if (halving_)
+      if (auto p = halving_->due()) return p;
+    if (next_ < queue_.size()) return queue_[next_];
+    if (halving_ && slots_.empty()) return halving_->last_chance();
+    return std::nullopt;
+  }
 
   size_t gpus_needed(size_t i) const { return eval_only_[i] ? 1 : static_cast<size_t>(o_.gpus_per_trial); }
 
@@ -223,6 +244,7 @@ class SweepRun {
         read_valid_scores(*done, d + "/metrics.jsonl");
         results_[i] = *done;
         if (done->status == TrialStatus::ok) remember_curve(i);
+        if (halving_ && done->status != TrialStatus::failed) halving_->finished(i, done->steps, pruning_curve(i));
         say(str(tag(i), ": already ", status_name(done->status), ", skipped",
                 done->status == TrialStatus::failed   ? " (rerun with --retry-failed to run it again)"
                 : done->status == TrialStatus::pruned ? " (delete its result.json to train it on)"
@@ -262,12 +284,34 @@ class SweepRun {
       };
       if (spec_.ranks_by_validation_score()) needs_validation("metric", m);
       if (spec_.prune.enabled) needs_validation("prune.metric", spec_.prune.metric);
+      if (spec_.prune.asha() && c.get_int("train.max_steps") == 0)
+        LUONG_FAIL("prune.rule asha trains each trial to a number of steps, and train.max_steps is 0 (no limit) in ",
+                   "the trial's config: set it in the spec's overrides (the steps of the last rung)");
     } catch (const Error& e) {
       fail(i, str("invalid config: ", e.what()));
       return false;
     }
     std::ofstream(d + "/config.yaml") << configs_[i]->dump();
-    return true;
+    if (!halving_) return true;
+    // Successive halving: where an earlier sweep left it. Waiting at a rung's steps, it runs again only when
+    // promoted; stopped on the way to them (interrupted), it finishes that run first.
+    halving_->set_max_steps(i, configs_[i]->get_int("train.max_steps"));
+    const TrialState st = read_state(d);
+    halving_->restore(i, st.budget, st.paused, pruning_curve(i));
+    if (!halving_->waiting(i)) return true;
+    mark_interrupted(i, st.budget, mean_train_tokens_per_s(d + "/metrics.jsonl"));
+    say(str(tag(i), ": waiting at step ", st.budget, " (", halving_->rung_text(i, st.budget), ")"));
+    return false;
+  }
+
+  // The trial's validation curve on the pruning metric.
+  ValidCurve pruning_curve(size_t i) const { return valid_curve(dir(i) + "/metrics.jsonl", spec_.prune.metric); }
+
+  // The sweep is over: the trials still waiting at a rung were never among its best, and are pruned there.
+  void prune_waiting_trials() {
+    if (!halving_) return;
+    for (size_t i = 0; i < trials_.size(); ++i)
+      if (halving_->waiting(i)) finish_pruned(i, halving_->why_pruned(i, spec_.prune.metric));
   }
 
   // The same --set list over a base file whose contents changed is another trial too: a trial that has
@@ -286,6 +330,12 @@ class SweepRun {
     std::stringstream saved;
     saved << in.rdbuf();
     if (saved.str() == resolved) return;
+    // Successive halving gives each run of a trial its rung's train.max_steps, which its run directory's config
+    // then holds: that one key may differ.
+    if (spec_.prune.asha()) {
+      const auto changed = changed_leaves(config_leaves(saved.str()), config_leaves(resolved));
+      if (changed.size() == 1 && changed[0].key == "train.max_steps") return;
+    }
     LUONG_FAIL("trial '", trials_[i].name, "' in ", o_.out_dir, " was trained with another config (the base file ",
                spec_.base, " changed: ", changed_keys(saved.str(), resolved),
                "): use another --out directory, or delete ", dir(i), " to rerun it");
@@ -337,18 +387,27 @@ class SweepRun {
   void start_train(size_t i) {
     TrialState st = read_state(dir(i));
     ++st.attempts;
+    // Successive halving: to its first rung's steps, to the next rung's when promoted, or to the target of a run
+    // an interrupted sweep stopped on the way.
+    const bool promoted = halving_ && halving_->waiting(i);
+    const int64_t steps = halving_ ? halving_->start(i) : 0;
+    st.budget = steps, st.paused = false;
     write_state(dir(i), st);
     const std::string log = dir(i) + "/train.log";
     const std::uintmax_t offset = size_of(log);
     // The pruning rule judges the validations this attempt logs: those of earlier attempts were judged then (a
     // trial resumed after an interrupt, or a pruned one given another chance by deleting its result.json).
     const std::string metrics = dir(i) + "/metrics.jsonl";
-    const size_t judged = spec_.prune.enabled ? valid_curve(metrics, spec_.prune.metric).size() : 0;
+    const size_t judged = spec_.prune.median() ? valid_curve(metrics, spec_.prune.metric).size() : 0;
     auto [env, gpus] = child_env_taking(static_cast<size_t>(o_.gpus_per_trial));
-    const pid_t pid = spawn_child({train_command(spec_, trials_[i], o_), log, env});
+    const pid_t pid = spawn_child({train_command(spec_, trials_[i], o_, steps), log, env});
     slots_.push_back({i, pid, Stage::train, Clock::now(), offset, size_of(metrics), judged, {}, gpus});
-    say(str(tag(i), ": training", st.attempts > 1 ? str(" (attempt ", st.attempts, ", resuming)") : "", on_gpus(gpus),
-            " [pid ", pid, "]"));
+    const std::string to_rung =
+        steps > 0 ? str(" to step ", steps, " (", halving_->rung_text(i, steps), ")") : std::string();
+    const std::string again = promoted          ? str(", promoted from step ", halving_->reached(i))
+                              : st.attempts > 1 ? str(" (attempt ", st.attempts, ", resuming)")
+                                                : std::string();
+    say(str(tag(i), ": training", to_rung, again, on_gpus(gpus), " [pid ", pid, "]"));
   }
 
   void start_eval(size_t i) {
@@ -382,7 +441,7 @@ class SweepRun {
 
   // The finished trial's validation curve on the pruning metric: what later trials are compared with.
   void remember_curve(size_t i) {
-    if (!spec_.prune.enabled) return;
+    if (!spec_.prune.median()) return;
     ValidCurve c = valid_curve(dir(i) + "/metrics.jsonl", spec_.prune.metric);
     if (!c.empty()) finished_curves_.push_back(std::move(c));
   }
@@ -390,7 +449,7 @@ class SweepRun {
   // The median stopping rule (spec `prune:`), applied to each training trial when it has logged a new validation:
   // one behind the finished trials is sent SIGTERM, so it saves a checkpoint and exits; on_train_exit records it.
   void prune_trials_behind() {
-    if (!spec_.prune.enabled) return;
+    if (!spec_.prune.median()) return;
     for (Slot& s : slots_) {
       if (s.stage != Stage::train || !s.pruned.empty()) continue;
       const std::string metrics = dir(s.index) + "/metrics.jsonl";
@@ -469,6 +528,13 @@ class SweepRun {
     if (r.tokens_per_s <= 0.0) r.tokens_per_s = mean_train_tokens_per_s(metrics);
     r.stop_reason = summary->value("stop_reason", "");
     r.resumed_from = summary->value("resumed_from", "");
+    if (halving_) {
+      // Successive halving: a run that reached its rung's steps short of the trial's own limit waits there.
+      const bool at_target =
+          r.stop_reason.find("train.max_steps = " + std::to_string(halving_->target(i))) != std::string::npos;
+      if (at_target && halving_->reached_target(i, pruning_curve(i))) return wait_at_rung(i);
+      halving_->finished(i, r.steps, pruning_curve(i));
+    }
     if (spec_.evaluates()) {
       // No new process once the sweep is stopping: the next run evaluates it (training is already done).
       if (interrupt_count() > 0) return mark_interrupted(i, r.steps, r.tokens_per_s);
@@ -513,6 +579,17 @@ class SweepRun {
     say(str(tag(i), ": ok, ", what, ", ", static_cast<int64_t>(r.tokens_per_s), " tokens/s"));
   }
 
+  void wait_at_rung(size_t i) {
+    const int64_t steps = halving_->target(i);
+    TrialState st = read_state(dir(i));
+    st.paused = true;
+    write_state(dir(i), st);
+    // The rate over all its runs, as a rerun finding it waiting here reads it back.
+    mark_interrupted(i, steps, mean_train_tokens_per_s(dir(i) + "/metrics.jsonl"));
+    say(str(tag(i), ": reached step ", steps, " (", halving_->rung_text(i, steps), "), best ", spec_.prune.metric, " ",
+            halving_->best_at(i, steps), "; waiting to be compared"));
+  }
+
   // Recorded as finished (result.json), so a rerun of the sweep skips it; its checkpoints stay.
   void finish_pruned(size_t i, const std::string& why) {
     TrialResult& r = results_[i];
@@ -535,6 +612,7 @@ class SweepRun {
   }
 
   void fail(size_t i, const std::string& error) {
+    if (halving_) halving_->failed(i);
     TrialResult& r = results_[i];
     r.status = TrialStatus::failed;
     r.error = error;
@@ -553,16 +631,20 @@ class SweepRun {
   std::vector<Slot> slots_;
   std::vector<ValidCurve> finished_curves_;  // of the trials finished ok, on spec_.prune.metric
   GpuPool gpus_;
+  std::vector<size_t> queue_;  // trials to start, in order
+  size_t next_ = 0;            // the first of them not started
+  std::optional<HalvingSchedule> halving_;  // prune: {rule: asha}
 };
 
 }  // namespace
 
 std::string trial_dir(const std::string& out_dir, const std::string& name) { return out_dir + "/trials/" + name; }
 
-std::vector<std::string> train_command(const SweepSpec& spec, const Trial& t, const SweepOptions& o) {
+std::vector<std::string> train_command(const SweepSpec& spec, const Trial& t, const SweepOptions& o, int64_t steps) {
   std::vector<std::string> argv = spec.launch;
   argv.insert(argv.end(), {o.luong_binary, "train", "--config", spec.base, "--run-dir", trial_dir(o.out_dir, t.name)});
   for (const auto& s : t.sets) argv.insert(argv.end(), {"--set", s});
+  if (steps > 0) argv.insert(argv.end(), {"--set", "train.max_steps=" + std::to_string(steps)});
   argv.insert(argv.end(), {"--resume", "auto", "--json"});
   return argv;
 }

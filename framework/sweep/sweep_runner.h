@@ -38,8 +38,9 @@ struct SweepOutcome {
 
 // The run directory of a trial: <out>/trials/<name>.
 std::string trial_dir(const std::string& out_dir, const std::string& name);
-// The `luong train` command line of a trial (launch prefix, binary, base config, run dir, sets).
-std::vector<std::string> train_command(const SweepSpec& spec, const Trial& t, const SweepOptions& o);
+// The `luong train` command line of a trial (launch prefix, binary, base config, run dir, sets); `steps` > 0 (a rung
+// of successive halving) adds --set train.max_steps=steps.
+std::vector<std::string> train_command(const SweepSpec& spec, const Trial& t, const SweepOptions& o, int64_t steps = 0);
 
 SweepOutcome run_sweep(const SweepSpec& spec, const std::vector<Trial>& trials, const SweepOptions& options);
 

@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 
 const std::vector<std::string> kTopKeys = {"base", "overrides", "grid",     "random", "metric",
                                            "mode", "launch",    "parallel", "prune",  "gpus"};
-const std::vector<std::string> kPruneKeys = {"metric", "min_trials", "min_validations"};
+const std::vector<std::string> kPruneKeys = {"rule",      "metric",   "min_trials", "min_validations",
+                                             "min_steps", "reduction"};
 const std::vector<std::string> kValidationMetrics = {"valid_ppl", "valid_bleu", "valid_chrf"};
 const std::vector<std::string> kRandomKeys = {"samples", "seed", "params"};
 const std::vector<std::string> kDistributions = {"choice", "uniform", "loguniform"};
@@ -188,8 +189,9 @@ void parse_launch(const SpecReader& r, const YAML::Node& node, SweepSpec& s) {
   }
 }
 
-// `prune: {metric, min_trials, min_validations}` (or `prune: true` for the defaults, `false` for none). Parsed after
-// `metric` and `mode`: the rule compares by the sweep's own metric when that is a validation one.
+// `prune: {rule, metric, min_trials, min_validations, min_steps, reduction}` (or `prune: true` for the median rule's
+// defaults, `false` for none). Parsed after `metric` and `mode`: the rule compares by the sweep's own metric when
+// that is a validation one.
 void parse_prune(const SpecReader& r, const YAML::Node& node, SweepSpec& s) {
   PruneRule& p = s.prune;
   if (const auto on = node.IsScalar() ? scalar_to_value(node, ValueType::boolean) : std::nullopt) {
@@ -217,8 +219,32 @@ void parse_prune(const SpecReader& r, const YAML::Node& node, SweepSpec& s) {
     field = r.as<int64_t>(node[key], str("prune.", key), what);
     if (field < 1) r.fail(node[key], str("prune.", key), str("must be at least 1, got ", field));
   };
+  if (node.IsMap() && node["rule"]) {
+    p.rule = r.as<std::string>(node["rule"], "prune.rule", "median or asha");
+    if (p.rule != "median" && p.rule != "asha")
+      r.fail(node["rule"], "prune.rule",
+             str("'", p.rule, "' is not a pruning rule; expected median (the median stopping rule) or asha ",
+                 "(successive halving)"));
+  }
+  // Each rule's own settings: one given to the other rule would be silently ignored.
+  for (const char* key : p.rule == "asha" ? std::vector<const char*>{"min_trials", "min_validations"}
+                                          : std::vector<const char*>{"min_steps", "reduction"})
+    if (node.IsMap() && node[key])
+      r.fail(node[key], str("prune.", key),
+             str("is a setting of rule ", p.rule == "asha" ? "median" : "asha", ", and this prune: rule is ", p.rule));
   at_least_one("min_trials", p.min_trials, "a positive integer (finished trials to compare with)");
   at_least_one("min_validations", p.min_validations, "a positive integer (validations before a trial may stop)");
+  if (p.rule != "asha") return;
+  if (!node["min_steps"])
+    r.fail(node, "prune.min_steps",
+           "is required with rule asha: the steps every trial trains before the first comparison");
+  at_least_one("min_steps", p.halving.min_steps, "a positive integer (the steps of the first rung)");
+  if (node["reduction"]) {
+    p.halving.reduction = r.as<int64_t>(node["reduction"], "prune.reduction", "an integer of at least 2");
+    if (p.halving.reduction < 2)
+      r.fail(node["reduction"], "prune.reduction",
+             str("must be at least 2 (1/reduction of a rung's trials go on), got ", p.halving.reduction));
+  }
 }
 
 // A grid value as the value it reads back as: numbers by number (0.1 and 0.10, 1 and 1.0 are "n:0.1" and "n:1.0"),

@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "framework/core/error.h"
 #include "tests/support/run_luong.h"
 
 namespace luong::sweep {
@@ -314,6 +315,120 @@ TEST_F(SweepRunTest, PruningStopsATrialBehindTheFinishedOnes) {
   EXPECT_NE(b.out.find("prune.metric valid_bleu needs validation scoring in the trial's run"), std::string::npos)
       << b.out;
   EXPECT_FALSE(fs::exists(dir_ + "/out2/trials/lr-0.01/train.log")) << "refused before training";
+}
+
+// The (step, valid_ppl) records of a metrics.jsonl, in order.
+std::vector<std::pair<int64_t, double>> valid_records(const std::string& metrics) {
+  std::vector<std::pair<int64_t, double>> out;
+  std::istringstream in(read(metrics));
+  for (std::string line; std::getline(in, line);)
+    if (const json j = json::parse(line); j["type"] == "valid") out.emplace_back(j["step"], j["valid_ppl"]);
+  return out;
+}
+
+// Successive halving on five learning rates, rungs of 10, 20, 40 and 80 steps (reduction 2), one trial at a time.
+// Checked from the trials' own files: at every rung the best half of the trials that reached it went on; one
+// trial trained to the end, exactly as a run straight to 80 steps does; the others are pruned at a rung's step,
+// with the rank the message gives. A rerun trains nothing; a pruned trial given another chance waits at its step
+// again and is pruned again without training.
+TEST_F(SweepRunTest, SuccessiveHalvingPromotesTheBestOfEachRung) {
+  const std::string spec = write_spec(
+      "grid:\n  optim.lr: [0.01, 0.02, 0.005, 0.00001, 0.001]\nprune: {rule: asha, min_steps: 10, reduction: 2}\n",
+      "  train.max_steps: 80\n");
+  const Sweep s = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(s.status, 0) << s.err;
+  const json results = json::parse(s.out);
+  ASSERT_EQ(results.size(), 5u);
+  std::map<std::string, int64_t> steps;
+  std::map<std::string, std::vector<std::pair<int64_t, double>>> curves;
+  for (const json& r : results) {
+    const std::string name = r["name"];
+    steps[name] = r["steps"];
+    curves[name] = valid_records(trial(name) + "/metrics.jsonl");
+    // Whatever it reached, its run directory holds a checkpoint at that step.
+    EXPECT_TRUE(fs::exists(trial(name) + "/ckpt-" + std::to_string(steps[name]) + ".h5")) << name;
+  }
+  EXPECT_EQ(results[0]["status"], "ok");
+  EXPECT_EQ(results[0]["steps"], 80);
+  for (size_t i = 1; i < results.size(); ++i) {
+    EXPECT_EQ(results[i]["status"], "pruned") << results[i]["name"];
+    EXPECT_TRUE(results[i]["steps"] == 10 || results[i]["steps"] == 20 || results[i]["steps"] == 40)
+        << results[i]["name"] << " " << results[i]["steps"];
+  }
+  for (const int64_t rung : {10, 20, 40}) {
+    // The trials that reached the rung, best first by their best perplexity up to its step.
+    std::vector<std::pair<double, std::string>> at_rung;
+    for (const auto& [name, curve] : curves) {
+      if (steps[name] < rung) continue;
+      double best = 1e300;
+      for (const auto& [step, ppl] : curve)
+        if (step <= rung) best = std::min(best, ppl);
+      at_rung.emplace_back(best, name);
+    }
+    std::sort(at_rung.begin(), at_rung.end());
+    const size_t top = std::max<size_t>(1, at_rung.size() / 2);
+    for (size_t k = 0; k < at_rung.size(); ++k) {
+      const std::string& name = at_rung[k].second;
+      if (k < top) {
+        EXPECT_GT(steps[name], rung) << name << " ranked " << k + 1 << " of " << at_rung.size() << " at " << rung;
+      } else if (steps[name] == rung) {
+        const json r = json::parse(read(trial(name) + "/result.json"));
+        EXPECT_NE(r["stop_reason"].get<std::string>().find(str("stopped at step ", rung, " (rung ")), std::string::npos)
+            << r["stop_reason"];
+        EXPECT_NE(r["stop_reason"].get<std::string>().find(str(" ranked ", k + 1, " of the ", at_rung.size(), " ")),
+                  std::string::npos)
+            << r["stop_reason"];
+      }
+    }
+  }
+  // The trial that went through every rung, resumed three times, trained as one run to 80 steps does.
+  const std::string best = results[0]["name"];
+  const std::string lr = best.substr(3);
+  const auto straight = testing::run_luong(
+      "train --config " + std::string(LUONG_SOURCE_DIR) + "/configs/tiny.yaml --run-dir " + dir_ + "/straight" +
+      " --set data.train_src=" + *data_ + "/train.src --set data.train_tgt=" + *data_ +
+      "/train.tgt --set data.valid_src=" + *data_ + "/valid.src --set data.valid_tgt=" + *data_ +
+      "/valid.tgt --set model.hidden_size=16 --set model.embedding_size=16 --set train.max_epochs=0 "
+      "--set train.valid_every=10 --set train.batch_size=16 --set train.max_steps=80 --set optim.lr=" +
+      lr + " --quiet");
+  ASSERT_EQ(straight.status, 0) << straight.output;
+  EXPECT_EQ(curves[best], valid_records(dir_ + "/straight/metrics.jsonl"));
+  const std::string md = read(dir_ + "/out/results.md");
+  EXPECT_NE(md.find("1 of 5 trials ok, 4 pruned (successive halving on valid_ppl, reduction 2), 0 failed"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(s.err.find("training to step 20 (rung 2 of 4), promoted from step 10"), std::string::npos) << s.err;
+
+  // Finished: a rerun trains nothing and reports the same table.
+  const Sweep again = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out), results);
+  EXPECT_EQ(again.err.find(": training"), std::string::npos) << again.err;
+
+  // A trial pruned at the first rung, its result.json deleted: it waits at its step again (no training), is not
+  // among the best there, and is pruned again.
+  const std::string last = results[4]["name"];
+  ASSERT_EQ(results[4]["steps"], 10);
+  const int64_t tried = attempts(trial(last));
+  fs::remove(trial(last) + "/result.json");
+  const Sweep waiting = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(waiting.status, 0) << waiting.err;
+  EXPECT_NE(waiting.err.find(last + ": waiting at step 10 (rung 1 of 4)"), std::string::npos) << waiting.err;
+  EXPECT_EQ(waiting.err.find(": training"), std::string::npos) << waiting.err;
+  EXPECT_EQ(attempts(trial(last)), tried);
+  EXPECT_EQ(json::parse(waiting.out), results);
+
+  // Successive halving counts steps: a trial without train.max_steps is refused before it trains.
+  const std::string by_epochs = dir_ + "/by_epochs.yaml";
+  std::ofstream(by_epochs) << "base: " << LUONG_SOURCE_DIR << "/configs/tiny.yaml\n"
+                           << "overrides: {data.train_src: " << *data_ << "/train.src, data.train_tgt: " << *data_
+                           << "/train.tgt, data.valid_src: " << *data_ << "/valid.src, data.valid_tgt: " << *data_
+                           << "/valid.tgt}\ngrid: {optim.lr: [0.01]}\nprune: {rule: asha, min_steps: 10}\n";
+  const Sweep e = run_sweep(by_epochs + " --out " + dir_ + "/out2 --json");
+  EXPECT_EQ(e.status, 1) << e.err;
+  EXPECT_NE(e.out.find("prune.rule asha trains each trial to a number of steps, and train.max_steps is 0"),
+            std::string::npos)
+      << e.out;
 }
 
 // `gpus:` with more trials at once than GPUs: each running trial (training, then its evaluation) sees one GPU of

@@ -105,6 +105,20 @@ TEST(SweepSpec, PruneRuleDefaultsFollowTheMetric) {
   EXPECT_EQ(set.min_validations, 1);
 }
 
+TEST(SweepSpec, SuccessiveHalvingTakesItsFirstRungAndReduction) {
+  EXPECT_EQ(parse("prune: {}\n").prune.rule, "median");
+  EXPECT_TRUE(parse("prune: {}\n").prune.median());
+  const PruneRule asha = parse("metric: valid_bleu\nprune: {rule: asha, min_steps: 500}\n").prune;
+  EXPECT_TRUE(asha.asha());
+  EXPECT_FALSE(asha.median());
+  EXPECT_EQ(asha.metric, "valid_bleu");
+  EXPECT_EQ(asha.mode, "max");
+  EXPECT_EQ(asha.halving.min_steps, 500);
+  EXPECT_EQ(asha.halving.reduction, 3);  // the paper's default
+  EXPECT_EQ(parse("prune: {rule: asha, min_steps: 5, reduction: 4}\n").prune.halving.reduction, 4);
+  EXPECT_FALSE(parse("prune: false\n").prune.asha());
+}
+
 TEST(SweepSpec, GpusAreAListOrACommaSeparatedString) {
   EXPECT_TRUE(parse("metric: bleu\n").gpus.empty());
   EXPECT_EQ(parse("gpus: [0, 1, GPU-ab12]\n").gpus, (std::vector<std::string>{"0", "1", "GPU-ab12"}));
@@ -174,8 +188,22 @@ TEST(SweepSpec, ErrorsNameFileLineAndKey) {
       {"prune: {min_trials: 0}\n", "prune.min_trials: must be at least 1, got 0"},
       {"prune: {min_validations: two}\n", "prune.min_validations: expected a positive integer"},
       {"prune: 3\n",
-       "prune: expected a mapping with metric, min_trials, min_validations ({} or true for the "
-       "defaults), got '3'"},
+       "prune: expected a mapping with rule, metric, min_trials, min_validations, min_steps, reduction ({} or true "
+       "for the defaults), got '3'"},
+      {"prune: {rule: hyperband}\n",
+       "specs/s.yaml:2: prune.rule: 'hyperband' is not a pruning rule; expected median (the median stopping rule) "
+       "or asha (successive halving)"},
+      {"prune: {rule: asha}\n",
+       "prune.min_steps: is required with rule asha: the steps every trial trains before the first comparison"},
+      {"prune: {rule: asha, min_steps: 0}\n", "prune.min_steps: must be at least 1, got 0"},
+      {"prune: {rule: asha, min_steps: 10, reduction: 1}\n",
+       "prune.reduction: must be at least 2 (1/reduction of a rung's trials go on), got 1"},
+      {"prune: {rule: asha, min_steps: 10, reduction: half}\n", "prune.reduction: expected an integer of at least 2"},
+      {"prune: {rule: asha, min_steps: 10, min_trials: 3}\n",
+       "prune.min_trials: is a setting of rule median, and this prune: rule is asha"},
+      {"prune: {min_steps: 10}\n", "prune.min_steps: is a setting of rule asha, and this prune: rule is median"},
+      {"prune: {rule: median, reduction: 2}\n",
+       "prune.reduction: is a setting of rule asha, and this prune: rule is median"},
       {"prune:\n", "prune: expected a mapping"},
       {"gpus: [0, 1, 0]\n", "specs/s.yaml:2: gpus: GPU 0 is listed twice"},
       {"gpus: {a: 1}\n", "specs/s.yaml:2: gpus: expected a list of GPU ids such as [0, 1], got a mapping"},
