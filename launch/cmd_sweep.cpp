@@ -74,8 +74,10 @@ void dry_run(const sweep::SweepSpec& spec, const std::vector<sweep::Trial>& tria
     std::vector<int64_t> rungs;
     try {
       const Config c = load_run_config(spec.base, t.sets).config;
-      if (spec.prune.asha() && c.get_int("train.max_steps") > 0)
+      if (spec.prune.asha()) {
+        sweep::check_step_limit(c.get_int("train.max_steps"));
         rungs = sweep::rung_steps(spec.prune.halving, c.get_int("train.max_steps"));
+      }
     } catch (const Error& e) {
       error = e.what();
     }

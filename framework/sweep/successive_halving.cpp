@@ -26,6 +26,12 @@ std::vector<RungEntry> ordered(std::vector<RungEntry> rung, const std::string& m
 
 }  // namespace
 
+void check_step_limit(int64_t max_steps) {
+  if (max_steps <= 0)
+    LUONG_FAIL("prune.rule asha trains each trial to a number of steps, and train.max_steps is 0 (no limit) in the ",
+               "trial's config: set it in the spec's overrides (the steps of the last rung)");
+}
+
 std::vector<int64_t> rung_steps(const HalvingRule& rule, int64_t max_steps) {
   LUONG_CHECK(rule.min_steps >= 1 && rule.reduction >= 2, "successive halving: min_steps ", rule.min_steps,
               ", reduction ", rule.reduction);

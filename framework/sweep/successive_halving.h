@@ -22,6 +22,9 @@ struct HalvingRule {
   int64_t reduction = 3;  // eta: 1/eta of a rung's trials go on, to eta times the steps
 };
 
+// Throws luong::Error when a trial's train.max_steps is 0 (no step limit): its rungs are steps.
+void check_step_limit(int64_t max_steps);
+
 // The step counts a trial trains to, one run each: min_steps, min_steps * reduction, ... while below max_steps,
 // then max_steps itself (only max_steps when it is not above min_steps).
 std::vector<int64_t> rung_steps(const HalvingRule& rule, int64_t max_steps);

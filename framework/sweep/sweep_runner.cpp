@@ -284,9 +284,7 @@ class SweepRun {
       };
       if (spec_.ranks_by_validation_score()) needs_validation("metric", m);
       if (spec_.prune.enabled) needs_validation("prune.metric", spec_.prune.metric);
-      if (spec_.prune.asha() && c.get_int("train.max_steps") == 0)
-        LUONG_FAIL("prune.rule asha trains each trial to a number of steps, and train.max_steps is 0 (no limit) in ",
-                   "the trial's config: set it in the spec's overrides (the steps of the last rung)");
+      if (halving_) check_step_limit(c.get_int("train.max_steps"));
     } catch (const Error& e) {
       fail(i, str("invalid config: ", e.what()));
       return false;

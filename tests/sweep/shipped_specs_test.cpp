@@ -22,10 +22,16 @@ TEST(ShippedSweepSpecs, EveryTrialOfEverySpecIsValid) {
     ASSERT_EQ(r.status, 0) << entry.path() << "\n" << r.output;
     const auto trials = nlohmann::json::parse(r.output);
     EXPECT_FALSE(trials.empty()) << entry.path();
-    for (const auto& t : trials) EXPECT_TRUE(t.at("valid").get<bool>()) << entry.path() << ": " << t.dump();
+    for (const auto& t : trials) {
+      EXPECT_TRUE(t.at("valid").get<bool>()) << entry.path() << ": " << t.dump();
+      // Successive halving: more than one rung, or it prunes nothing.
+      if (t.contains("rung_steps")) {
+        EXPECT_GE(t["rung_steps"].size(), 2u) << entry.path() << ": " << t.dump();
+      }
+    }
     ++checked;
   }
-  EXPECT_GE(checked, 5);  // attention, bpe, ema, lr-dropout, random-search
+  EXPECT_GE(checked, 6);  // asha-search, attention, bpe, ema, lr-dropout, random-search
 }
 
 }  // namespace

@@ -426,9 +426,19 @@ TEST_F(SweepRunTest, SuccessiveHalvingPromotesTheBestOfEachRung) {
                            << "/valid.tgt}\ngrid: {optim.lr: [0.01]}\nprune: {rule: asha, min_steps: 10}\n";
   const Sweep e = run_sweep(by_epochs + " --out " + dir_ + "/out2 --json");
   EXPECT_EQ(e.status, 1) << e.err;
-  EXPECT_NE(e.out.find("prune.rule asha trains each trial to a number of steps, and train.max_steps is 0"),
-            std::string::npos)
-      << e.out;
+  const std::string why = "prune.rule asha trains each trial to a number of steps, and train.max_steps is 0";
+  EXPECT_NE(e.out.find(why), std::string::npos) << e.out;
+  EXPECT_FALSE(fs::exists(dir_ + "/out2/trials/lr-0.01/train.log")) << "refused before training";
+  // --dry-run says so too, and lists the rungs of a trial that has a limit.
+  const Sweep dry = run_sweep(by_epochs + " --out " + dir_ + "/out3 --dry-run --json");
+  ASSERT_EQ(dry.status, 0) << dry.err;
+  EXPECT_FALSE(json::parse(dry.out)[0]["valid"].get<bool>());
+  EXPECT_NE(json::parse(dry.out)[0]["error"].get<std::string>().find(why), std::string::npos) << dry.out;
+  const Sweep planned = run_sweep(spec + " --out " + dir_ + "/out3 --dry-run --json");
+  ASSERT_EQ(planned.status, 0) << planned.err;
+  EXPECT_EQ(json::parse(planned.out)[0]["rung_steps"], json::parse("[10, 20, 40, 80]"));
+  const auto command = json::parse(planned.out)[0]["command"].get<std::vector<std::string>>();
+  EXPECT_EQ(command[command.size() - 4], "train.max_steps=10");  // the first rung's, after the spec's own
 }
 
 // `gpus:` with more trials at once than GPUs: each running trial (training, then its evaluation) sees one GPU of
