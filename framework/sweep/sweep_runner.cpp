@@ -228,6 +228,8 @@ class SweepRun {
     check_same_trial(i);
     check_same_config(i);
     if (auto done = read_result(d)) {
+      // Successive halving: a finished trial counts in the rungs it reached (and passed), evaluated yet or not.
+      if (halving_ && done->status != TrialStatus::failed) halving_->finished(i, done->steps, pruning_curve(i));
       // Finished under a spec ranked by another metric (or, for chrf, by an earlier version that recorded no
       // chrF): its training is done, but the score was never computed. Only the evaluation runs (a resumed
       // `luong train` would train nothing, but report a rate of 0).
@@ -244,7 +246,6 @@ class SweepRun {
         read_valid_scores(*done, d + "/metrics.jsonl");
         results_[i] = *done;
         if (done->status == TrialStatus::ok) remember_curve(i);
-        if (halving_ && done->status != TrialStatus::failed) halving_->finished(i, done->steps, pruning_curve(i));
         say(str(tag(i), ": already ", status_name(done->status), ", skipped",
                 done->status == TrialStatus::failed   ? " (rerun with --retry-failed to run it again)"
                 : done->status == TrialStatus::pruned ? " (delete its result.json to train it on)"
@@ -290,7 +291,7 @@ class SweepRun {
       return false;
     }
     std::ofstream(d + "/config.yaml") << configs_[i]->dump();
-    if (!halving_) return true;
+    if (!halving_ || eval_only_[i]) return true;
     // Successive halving: where an earlier sweep left it. Waiting at a rung's steps, it runs again only when
     // promoted; stopped on the way to them (interrupted), it finishes that run first.
     halving_->set_max_steps(i, configs_[i]->get_int("train.max_steps"));
@@ -330,7 +331,7 @@ class SweepRun {
     if (saved.str() == resolved) return;
     // Successive halving gives each run of a trial its rung's train.max_steps, which its run directory's config
     // then holds: that one key may differ.
-    if (spec_.prune.asha()) {
+    if (halving_) {
       const auto changed = changed_leaves(config_leaves(saved.str()), config_leaves(resolved));
       if (changed.size() == 1 && changed[0].key == "train.max_steps") return;
     }

@@ -418,6 +418,17 @@ TEST_F(SweepRunTest, SuccessiveHalvingPromotesTheBestOfEachRung) {
   EXPECT_EQ(attempts(trial(last)), tried);
   EXPECT_EQ(json::parse(waiting.out), results);
 
+  // Ranked by test BLEU now: the trial that finished is evaluated, nothing trains, the pruned ones stay pruned.
+  std::ofstream(spec, std::ios::app) << "metric: bleu\n";
+  const Sweep by_bleu = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(by_bleu.status, 0) << by_bleu.err;
+  EXPECT_EQ(by_bleu.err.find(": training"), std::string::npos) << by_bleu.err;
+  const json ranked_by_bleu = json::parse(by_bleu.out);
+  ASSERT_EQ(ranked_by_bleu.size(), 5u);
+  EXPECT_EQ(ranked_by_bleu[0]["name"], best);
+  EXPECT_TRUE(ranked_by_bleu[0]["bleu"].is_number()) << ranked_by_bleu[0];
+  for (size_t i = 1; i < 5; ++i) EXPECT_EQ(ranked_by_bleu[i]["status"], "pruned");
+
   // Successive halving counts steps: a trial without train.max_steps is refused before it trains.
   const std::string by_epochs = dir_ + "/by_epochs.yaml";
   std::ofstream(by_epochs) << "base: " << LUONG_SOURCE_DIR << "/configs/tiny.yaml\n"
