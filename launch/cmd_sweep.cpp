@@ -177,10 +177,22 @@ void run(const SweepArgs& a) {
             << (o.gpus.empty() ? std::string()
                                : str(", on GPUs ", sweep::visible_devices(o.gpus), " (", o.gpus_per_trial, " a trial)"))
             << ", in " << a.out << std::endl;
+  // results.md and results.csv follow the sweep (without the significance tests, made once at the end). A report
+  // that cannot be written is said once; the sweep goes on.
+  bool said_report_error = false;
+  o.on_progress = [&](const std::vector<sweep::TrialResult>& results) {
+    try {
+      sweep::write_sweep_report(spec, results, a.out, sweep::SweepStage::running);
+    } catch (const Error& e) {
+      if (!said_report_error) std::cerr << "sweep warning: " << e.what() << " (the results so far)" << std::endl;
+      said_report_error = true;
+    }
+  };
   sweep::install_interrupt_handlers();
   const sweep::SweepOutcome outcome = sweep::run_sweep(spec, trials, o);
-  const sweep::SweepReport report =
-      sweep::write_sweep_report(spec, outcome.results, a.out, outcome.interrupted, paired_bootstrap_p, o.log);
+  const sweep::SweepReport report = sweep::write_sweep_report(
+      spec, outcome.results, a.out, outcome.interrupted ? sweep::SweepStage::interrupted : sweep::SweepStage::finished,
+      paired_bootstrap_p, o.log);
 
   if (a.json) {
     std::cout << json_text(sweep::results_json(report.ranked, a.out)) << std::endl;

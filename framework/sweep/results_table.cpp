@@ -17,6 +17,8 @@ int status_rank(const TrialResult& r, const std::string& metric) {
     case TrialStatus::pruned:
       return 1;  // behind the median when stopped: below every trial that finished
     case TrialStatus::interrupted:
+    case TrialStatus::running:
+    case TrialStatus::waiting:
       return 3;
     case TrialStatus::pending:
       return 4;
@@ -126,8 +128,9 @@ ResultsTable make_table(const std::vector<TrialResult>& ranked, const std::vecto
     if (with_chrf) row.push_back(opt(r.chrf, 2));
     if (with_p) row.push_back(rank == 1 ? "best" : opt(r.p_vs_best, 4));
     const bool ran = r.status == TrialStatus::ok;
-    const bool partly = r.status == TrialStatus::interrupted || r.status == TrialStatus::pruned;
-    // An interrupted or pruned trial's rate is that of its partial run: shown when it was measured.
+    const bool partly = r.status == TrialStatus::interrupted || r.status == TrialStatus::pruned ||
+                        r.status == TrialStatus::running || r.status == TrialStatus::waiting;
+    // A trial that has not finished (or was pruned) shows the rate of its partial run, when it was measured.
     const bool rate = ran || (partly && r.tokens_per_s > 0.0);
     row.push_back(!rate ? "" : precise ? exact(r.tokens_per_s) : fixed(r.tokens_per_s, 0));
     row.push_back(r.wall_s <= 0.0 ? "" : precise ? fixed(r.wall_s, 3) : format_duration(r.wall_s));

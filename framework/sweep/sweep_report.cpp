@@ -12,10 +12,18 @@
 namespace luong::sweep {
 namespace {
 
+// Through a temporary file and a rename: the report is rewritten while the sweep runs, and a script reading it then
+// must not see half a file.
 void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  if (!out.flush()) LUONG_FAIL("luong sweep: cannot write ", path);
+  const std::string temp = path + ".tmp";
+  {
+    std::ofstream out(temp, std::ios::binary);
+    out << text;
+    if (!out.flush()) LUONG_FAIL("luong sweep: cannot write ", temp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) LUONG_FAIL("luong sweep: cannot replace ", path, ": ", ec.message());
 }
 
 // p_vs_best of every evaluated trial below the best one: its translations against the best trial's, on the
@@ -62,7 +70,7 @@ void test_against_best(std::vector<TrialResult>& ranked, const std::string& metr
 }  // namespace
 
 SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialResult>& results,
-                               const std::string& out_dir, bool interrupted, const PairedTestFn& paired_test,
+                               const std::string& out_dir, SweepStage stage, const PairedTestFn& paired_test,
                                const std::function<void(const std::string&)>& log) {
   SweepReport rep;
   rep.ranked = rank_results(results, spec.metric, spec.mode);
@@ -75,17 +83,23 @@ SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialRes
   const std::vector<std::string> keys = varied_keys(spec);
   write_file(out_dir + "/results.csv", to_csv(make_table(rep.ranked, keys, evaluated, /*precise=*/true)));
   rep.markdown = to_markdown(make_table(rep.ranked, keys, evaluated, /*precise=*/false));
-  size_t ok = 0, failed = 0, pruned = 0;
+  size_t ok = 0, failed = 0, pruned = 0, running = 0, to_come = 0;
   for (const auto& r : results)
     ok += r.status == TrialStatus::ok, failed += r.status == TrialStatus::failed,
-        pruned += r.status == TrialStatus::pruned;
+        pruned += r.status == TrialStatus::pruned, running += r.status == TrialStatus::running,
+        to_come += r.status == TrialStatus::pending || r.status == TrialStatus::waiting;
+  const std::string stage_text =
+      stage == SweepStage::interrupted ? "; the sweep was interrupted (run it again to continue)"
+      : stage == SweepStage::running   ? str("; the sweep is running: ", running, " trial(s) running, ", to_come,
+                                             " pending or waiting (these files are rewritten as trials start and end)")
+                                       : std::string();
   const std::string rule =
       spec.prune.asha() ? str("successive halving on ", spec.prune.metric, ", reduction ", spec.prune.halving.reduction)
                         : str("median stopping rule on ", spec.prune.metric);
   const std::string pruning = spec.prune.enabled ? str(", ", pruned, " pruned (", rule, ")") : std::string();
-  const std::string heading = str("# Sweep ", spec.file, "\n\nRanked by ", spec.metric, " (", spec.mode, "); ", ok,
-                                  " of ", results.size(), " trials ok", pruning, ", ", failed, " failed",
-                                  interrupted ? "; the sweep was interrupted (run it again to continue)" : "", ".\n\n");
+  const std::string heading =
+      str("# Sweep ", spec.file, "\n\nRanked by ", spec.metric, " (", spec.mode, "); ", ok, " of ", results.size(),
+          " trials ok", pruning, ", ", failed, " failed", stage_text, ".\n\n");
   const std::string significance =
       any_p ? str("\np_vs_best: paired bootstrap resampling (1000 resamples, as sacreBLEU's --paired-bs) of each ",
                   "trial's translations against those of the best trial, ", rep.ranked[0].name, ", on ", spec.metric,

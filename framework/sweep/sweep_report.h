@@ -23,12 +23,16 @@ struct SweepReport {
 using PairedTestFn = std::function<double(const std::string& metric, const std::string& baseline,
                                           const std::string& system, const std::string& reference)>;
 
+// Where the sweep stands when its report is written: results.md says it.
+enum class SweepStage { finished, interrupted, running };
+
 // Ranks the results by the spec's metric and writes <out>/results.csv, results.md and the plots (the curves
-// read from each trial's metrics.jsonl). `interrupted` is noted in results.md. With `paired_test` and a metric of
-// bleu or chrf, each evaluated trial's translations are tested against the best trial's (p_vs_best); a test that
-// cannot be made (translations missing, another reference) leaves the trial's p-value empty, saying why in `log`.
+// read from each trial's metrics.jsonl), each file replaced whole (a script reading it sees the old or the new).
+// With `paired_test` and a metric of bleu or chrf, each evaluated trial's translations are tested against the best
+// trial's (p_vs_best); a test that cannot be made (translations missing, another reference) leaves the trial's
+// p-value empty, saying why in `log`.
 SweepReport write_sweep_report(const SweepSpec& spec, const std::vector<TrialResult>& results,
-                               const std::string& out_dir, bool interrupted, const PairedTestFn& paired_test = {},
+                               const std::string& out_dir, SweepStage stage, const PairedTestFn& paired_test = {},
                                const std::function<void(const std::string&)>& log = {});
 
 }  // namespace luong::sweep

@@ -138,6 +138,7 @@ class SweepRun {
              (!gpus_.enabled() || gpus_.free() >= gpus_needed(*due))) {
         if (next_ < queue_.size() && queue_[next_] == *due) ++next_;
         eval_only_[*due] ? start_eval(*due) : start_train(*due);
+        report_due_ = true;
       }
       if (stopping && !forwarded) {
         forwarded = true;
@@ -154,6 +155,7 @@ class SweepRun {
       if (slots_.empty() && (stopping || !next_trial())) break;
       if (!stopping) prune_trials_behind();
       reap();
+      if (!stopping) report_progress();
       nap(50);
     }
     for (size_t i = next_; i < queue_.size(); ++i) results_[queue_[i]].status = TrialStatus::pending;
@@ -299,6 +301,7 @@ class SweepRun {
     halving_->restore(i, st.budget, st.paused, pruning_curve(i));
     if (!halving_->waiting(i)) return true;
     mark_interrupted(i, st.budget, mean_train_tokens_per_s(d + "/metrics.jsonl"));
+    results_[i].status = TrialStatus::waiting;
     say(str(tag(i), ": waiting at step ", st.budget, " (", halving_->rung_text(i, st.budget), ")"));
     return false;
   }
@@ -401,6 +404,7 @@ class SweepRun {
     auto [env, gpus] = child_env_taking(static_cast<size_t>(o_.gpus_per_trial));
     const pid_t pid = spawn_child({train_command(spec_, trials_[i], o_, steps), log, env});
     slots_.push_back({i, pid, Stage::train, Clock::now(), offset, size_of(metrics), judged, {}, gpus});
+    results_[i].status = TrialStatus::running;
     const std::string to_rung =
         steps > 0 ? str(" to step ", steps, " (", halving_->rung_text(i, steps), ")") : std::string();
     const std::string again = promoted          ? str(", promoted from step ", halving_->reached(i))
@@ -435,6 +439,7 @@ class SweepRun {
     auto [env, gpus] = child_env_taking(1);
     const pid_t pid = spawn_child({argv, log, env});
     slots_.push_back({i, pid, Stage::eval, Clock::now(), offset, 0, 0, {}, gpus});
+    results_[i].status = TrialStatus::running;
     say(str(tag(i), ": evaluating BLEU and chrF on ", src, on_gpus(gpus)));
   }
 
@@ -471,6 +476,25 @@ class SweepRun {
     }
   }
 
+  // The results so far to o_.on_progress, when a trial started or ended since the last time or report_every_s has
+  // passed; a running training trial's row shows how far it got (its metrics log).
+  void report_progress() {
+    if (!o_.on_progress) return;
+    const auto now = Clock::now();
+    if (!report_due_ && std::chrono::duration<double>(now - last_report_).count() < o_.report_every_s) return;
+    report_due_ = false, last_report_ = now;
+    for (const Slot& s : slots_) {
+      if (s.stage != Stage::train) continue;
+      TrialResult& r = results_[s.index];
+      const std::string metrics = dir(s.index) + "/metrics.jsonl";
+      r.steps = last_logged_step(metrics);
+      r.valid_ppl = best_valid_ppl(metrics);
+      read_valid_scores(r, metrics);
+      r.tokens_per_s = mean_train_tokens_per_s(metrics);
+    }
+    o_.on_progress(results_);
+  }
+
   void reap() {
     for (size_t k = 0; k < slots_.size();) {
       const std::optional<int> status = poll_child(slots_[k].pid);
@@ -478,6 +502,7 @@ class SweepRun {
         ++k;
         continue;
       }
+      report_due_ = true;
       const Slot s = slots_[k];
       slots_.erase(slots_.begin() + static_cast<std::ptrdiff_t>(k));
       gpus_.give_back(s.gpus);  // before the exit handler, which may start the trial's evaluation on one
@@ -585,6 +610,7 @@ class SweepRun {
     write_state(dir(i), st);
     // The rate over all its runs, as a rerun finding it waiting here reads it back.
     mark_interrupted(i, steps, mean_train_tokens_per_s(dir(i) + "/metrics.jsonl"));
+    results_[i].status = TrialStatus::waiting;
     say(str(tag(i), ": reached step ", steps, " (", halving_->rung_text(i, steps), "), best ", spec_.prune.metric, " ",
             halving_->best_at(i, steps), "; waiting to be compared"));
   }
@@ -633,6 +659,8 @@ class SweepRun {
   std::vector<size_t> queue_;  // trials to start, in order
   size_t next_ = 0;            // the first of them not started
   std::optional<HalvingSchedule> halving_;  // prune: {rule: asha}
+  bool report_due_ = false;                 // a trial started or ended since the last on_progress
+  Clock::time_point last_report_ = Clock::now();
 };
 
 }  // namespace

@@ -29,6 +29,10 @@ struct SweepOptions {
   std::vector<std::string> gpus;
   int64_t gpus_per_trial = 1;  // a training trial's processes (its launch prefix's -np); an evaluation takes one
   std::function<void(const std::string&)> log;                  // progress lines
+  // Called with the results so far (trials running, waiting, pending among them) whenever a trial starts or ends,
+  // and at least every report_every_s while trials run: for a results table that follows the sweep.
+  std::function<void(const std::vector<TrialResult>&)> on_progress;
+  double report_every_s = 60.0;
 };
 
 struct SweepOutcome {

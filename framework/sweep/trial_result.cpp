@@ -56,6 +56,10 @@ const char* status_name(TrialStatus s) {
     case TrialStatus::pending: return "pending";
     case TrialStatus::pruned:
       return "pruned";
+    case TrialStatus::running:
+      return "running";
+    case TrialStatus::waiting:
+      return "waiting";
   }
   return "?";
 }

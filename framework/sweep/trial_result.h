@@ -15,8 +15,10 @@
 namespace luong::sweep {
 
 // ok / failed / pruned: finished (result.json written; pruned: stopped by the spec's `prune:` rule while it trained,
-// its checkpoints kept); interrupted: stopped by the sweep, resumable; pending: not started before the sweep stopped.
-enum class TrialStatus { ok, failed, interrupted, pending, pruned };
+// its checkpoints kept); interrupted: stopped by the sweep, resumable; pending: not started (yet, or before the sweep
+// stopped); running: training or being evaluated (in the tables written while the sweep runs); waiting: reached a
+// rung of successive halving and waits to be compared (`prune: {rule: asha}`).
+enum class TrialStatus { ok, failed, interrupted, pending, pruned, running, waiting };
 const char* status_name(TrialStatus s);
 
 struct TrialResult {

@@ -711,6 +711,30 @@ TEST_F(SweepRunTest, KilledSweepLeavesNoTrainerRunning) {
   EXPECT_FALSE(fs::exists(t + "/result.json"));
 }
 
+// results.csv and results.md follow a running sweep: written when a trial starts, with its row "running" and the
+// trials to come "pending", then replaced by the final report.
+TEST_F(SweepRunTest, TheResultsFilesFollowARunningSweep) {
+  const std::string spec = write_spec("grid:\n  model.attention: [dot, general]\n", "  train.max_steps: 1000000\n");
+  const pid_t pid = start_sweep_until_training(spec, dir_ + "/sweep.log", "attention-dot");
+  const std::string csv = dir_ + "/out/results.csv";
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (csv_row(read(csv), "attention-dot")["status"] != "running" && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const std::string while_running = read(csv), md_while_running = read(dir_ + "/out/results.md");
+  kill(pid, SIGINT);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_EQ(csv_row(while_running, "attention-dot")["status"], "running") << while_running;
+  EXPECT_EQ(csv_row(while_running, "attention-general")["status"], "pending") << while_running;
+  EXPECT_NE(md_while_running.find("the sweep is running: 1 trial(s) running, 1 pending or waiting"), std::string::npos)
+      << md_while_running;
+  // The final report replaces it.
+  EXPECT_EQ(WEXITSTATUS(status), 130) << read(dir_ + "/sweep.log");
+  EXPECT_EQ(csv_row(read(csv), "attention-dot")["status"], "interrupted");
+  EXPECT_NE(read(dir_ + "/out/results.md").find("the sweep was interrupted"), std::string::npos);
+  EXPECT_FALSE(fs::exists(csv + ".tmp"));
+}
+
 // Two sweeps on one --out ran the same trials at once, each marking the other's running trials failed.
 // The second is now refused before it touches anything, naming the first.
 TEST_F(SweepRunTest, ASecondSweepOnTheSameOutIsRefused) {

@@ -46,8 +46,8 @@ TEST(SweepSignificance, EachTrialIsTestedAgainstTheBestOnTheSweepsMetric) {
     return b.find("/mid/") != std::string::npos ? 0.25 : 0.001;
   };
   std::vector<std::string> said;
-  const SweepReport rep =
-      write_sweep_report(spec, results, out, false, test, [&](const std::string& s) { said.push_back(s); });
+  const SweepReport rep = write_sweep_report(spec, results, out, SweepStage::finished, test,
+                                             [&](const std::string& s) { said.push_back(s); });
   ASSERT_EQ(calls.size(), 2u);  // mid and low; not old (no translations) or other_ref (another reference)
   for (const Call& c : calls) {
     EXPECT_EQ(c.metric, "bleu");
@@ -73,7 +73,7 @@ TEST(SweepSignificance, EachTrialIsTestedAgainstTheBestOnTheSweepsMetric) {
   for (TrialResult& r : plusplus) r.eval_chrf_word_order = r.name == "low" ? 0 : 2;
   spec.metric = "chrf";
   calls.clear(), said.clear();
-  write_sweep_report(spec, plusplus, out, false, test, [&](const std::string& s) { said.push_back(s); });
+  write_sweep_report(spec, plusplus, out, SweepStage::finished, test, [&](const std::string& s) { said.push_back(s); });
   ASSERT_EQ(calls.size(), 1u);  // mid; low has another word order
   EXPECT_EQ(calls[0].metric, "chrf++");
   ASSERT_EQ(said.size(), 3u);  // other_ref, old, low in rank order
@@ -84,7 +84,7 @@ TEST(SweepSignificance, EachTrialIsTestedAgainstTheBestOnTheSweepsMetric) {
   // Ranked by a metric that is no corpus score: no test, no column.
   spec.metric = "valid_ppl", spec.mode = "min";
   calls.clear();
-  write_sweep_report(spec, results, out, false, test);
+  write_sweep_report(spec, results, out, SweepStage::finished, test);
   EXPECT_TRUE(calls.empty());
   EXPECT_EQ(read(out + "/results.csv").find("p_vs_best"), std::string::npos);
 }
