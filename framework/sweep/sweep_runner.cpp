@@ -477,11 +477,13 @@ class SweepRun {
   }
 
   // The results so far to o_.on_progress, when a trial started or ended since the last time or report_every_s has
-  // passed; a running training trial's row shows how far it got (its metrics log).
+  // passed (but not more often than every 2 s: a sweep of short trials rewrote every file for each of them); a
+  // running training trial's row shows how far it got (its metrics log).
   void report_progress() {
     if (!o_.on_progress) return;
     const auto now = Clock::now();
-    if (!report_due_ && std::chrono::duration<double>(now - last_report_).count() < o_.report_every_s) return;
+    const double since = std::chrono::duration<double>(now - last_report_).count();
+    if (since < 2.0 || (!report_due_ && since < o_.report_every_s)) return;
     report_due_ = false, last_report_ = now;
     for (const Slot& s : slots_) {
       if (s.stage != Stage::train) continue;
@@ -660,7 +662,7 @@ class SweepRun {
   size_t next_ = 0;            // the first of them not started
   std::optional<HalvingSchedule> halving_;  // prune: {rule: asha}
   bool report_due_ = false;                 // a trial started or ended since the last on_progress
-  Clock::time_point last_report_ = Clock::now();
+  Clock::time_point last_report_ = Clock::now() - std::chrono::hours(1);
 };
 
 }  // namespace
