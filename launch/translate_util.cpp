@@ -72,9 +72,14 @@ void add_translate_options(CLI::App& cmd, TranslateArgs& a, bool for_translate) 
                    "line number alone)")
         ->needs(sample)
         ->capture_default_str();
-    cmd.add_flag("--mbr", a.mbr,
-                 "Print for each sentence the one of its --n-best candidates (samples with --sample, else the beam's "
-                 "hypotheses) with the highest mean chrF against the others: minimum-Bayes-risk decoding");
+    auto* mbr = cmd.add_flag("--mbr", a.mbr,
+                             "Print for each sentence the one of its --n-best candidates (samples with --sample, else "
+                             "the beam's hypotheses) with the highest mean utility (--mbr-utility) against the others: "
+                             "minimum-Bayes-risk decoding");
+    cmd.add_option("--mbr-utility", a.mbr_utility,
+                   "With --mbr: the utility, sentence chrF (chrf) or sentence BLEU with 'exp' smoothing (bleu)")
+        ->needs(mbr)
+        ->capture_default_str();
     cmd.add_option("--alignment", a.alignment,
                    "Append ' ||| ' and word alignments 'i-j' (source word i, target word j, 0-based) read off the "
                    "attention: 'hard' (each target word to its most-attended source word) or a threshold in (0, 1] "
@@ -121,6 +126,8 @@ void validate_translate_args(const TranslateArgs& a) {
     if (a.sample_topk < 0) LUONG_FAIL("--sample-topk must be >= 0 (0 = the whole vocabulary), got ", a.sample_topk);
     if (a.n_best > kMaxBeam) LUONG_FAIL("--n-best must be at most ", kMaxBeam, " with --sample, got ", a.n_best);
   }
+  if (a.mbr_utility != "chrf" && a.mbr_utility != "bleu")
+    LUONG_FAIL("--mbr-utility must be chrf or bleu, got '", a.mbr_utility, "'");
   if (a.mbr && a.n_best < 2)
     LUONG_FAIL(
         "--mbr chooses among each sentence's --n-best candidates: pass --n-best 2 or more (e.g. --sample "
@@ -187,6 +194,7 @@ nmt::TranslateOptions translate_options(const TranslateArgs& a) {
   o.batch_size = a.batch_size;
   o.sampling = {a.sample, a.temperature, a.sample_topk, a.seed};
   o.mbr = a.mbr;
+  o.mbr_utility = nmt::parse_mbr_utility(a.mbr_utility);
   return o;
 }
 

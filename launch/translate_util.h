@@ -35,6 +35,7 @@ struct TranslateArgs {
   double temperature = 1.0;
   uint64_t seed = 1;
   bool mbr = false;  // --mbr: print each sentence's minimum-Bayes-risk choice among its --n-best candidates
+  std::string mbr_utility = "chrf";  // --mbr-utility: chrf or bleu
   // The decoding options as registered, to tell a value given on the command line from the default: those
   // not given come from the checkpoint's eval.* config (apply_checkpoint_decoding).
   CLI::Option* beam_option = nullptr;

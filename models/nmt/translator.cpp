@@ -143,7 +143,7 @@ std::vector<Translation> translate_sentences(const Ensemble& models, const TextS
         std::vector<std::string> candidates;
         for (const Hypothesis& h : tr.nbest)
           candidates.push_back(text.tokenizer.detokenize(text.tgt_vocab.decode(h.tokens)));
-        const auto chosen = tr.nbest.begin() + static_cast<std::ptrdiff_t>(mbr_choice(candidates));
+        const auto chosen = tr.nbest.begin() + static_cast<std::ptrdiff_t>(mbr_choice(candidates, o.mbr_utility));
         std::rotate(tr.nbest.begin(), chosen, chosen + 1);  // to the front, the others in their order
       }
       // Columns in source order for unk replacement, the plots and callers.

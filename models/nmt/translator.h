@@ -11,6 +11,7 @@
 #include "models/nmt/data/tokenizer.h"
 #include "models/nmt/data/vocabulary.h"
 #include "models/nmt/ensemble.h"
+#include "models/nmt/mbr.h"
 #include "models/nmt/model.h"
 #include "models/nmt/nmt_config.h"
 #include "models/nmt/sampling.h"
@@ -36,9 +37,10 @@ struct TranslateOptions {
   // index, so a stream translated in parts draws what one call over all of it would.
   uint64_t first_sentence = 0;
   // Minimum-Bayes-risk choice (models/nmt/mbr.h): each sentence's translation is the one of its beam.n_best
-  // candidates (samples, or the beam's hypotheses) with the highest mean chrF against the others; it becomes
-  // the first of Translation::nbest.
+  // candidates (samples, or the beam's hypotheses) with the highest mean utility (chrF or BLEU) against the
+  // others; it becomes the first of Translation::nbest.
   bool mbr = false;
+  MbrUtility mbr_utility = MbrUtility::chrf;
 };
 
 class Translator {

@@ -90,6 +90,22 @@ TEST_F(SampleCli, MbrPrintsOneOfEachSentencesCandidates) {
   // Consensus is not the model's score: on 40 sentences of an undertrained model the choices differ somewhere.
   EXPECT_GT(not_the_best_scored, 0);
   EXPECT_EQ(translate("--beam 4 --n-best 4 --mbr").status, 0);  // the beam's hypotheses as candidates
+  // By sentence BLEU: again one of the candidates each time, and not always the choice chrF made.
+  const RunResult by_bleu = translate("--sample --n-best 6 --seed 9 --mbr --mbr-utility bleu");
+  ASSERT_EQ(by_bleu.status, 0) << by_bleu.output;
+  const auto bleu_out = lines(by_bleu.output);
+  ASSERT_EQ(bleu_out.size(), 40u);
+  int differ = 0;
+  for (size_t i = 0; i < bleu_out.size(); ++i) {
+    bool found = false;
+    for (size_t k = 6 * i; k < 6 * i + 6; ++k) {
+      const size_t first = list[k].find(" ||| "), last = list[k].rfind(" ||| ");
+      found = found || list[k].substr(first + 5, last - first - 5) == bleu_out[i];
+    }
+    EXPECT_TRUE(found) << "line " << i << ": " << bleu_out[i];
+    differ += bleu_out[i] != out[i];
+  }
+  EXPECT_GT(differ, 0);
 }
 
 TEST_F(SampleCli, OptionsThatDoNotGoWithSamplingAreRefused) {
@@ -107,6 +123,7 @@ TEST_F(SampleCli, OptionsThatDoNotGoWithSamplingAreRefused) {
   refused("--sample --temperature 0", "--temperature must be a number greater than 0 and at most 100, got 0");
   refused("--sample --sample-topk -2", "--sample-topk must be >= 0");
   refused("--sample --mbr", "--mbr chooses among each sentence's --n-best candidates: pass --n-best 2 or more");
+  refused("--sample --n-best 4 --mbr --mbr-utility ter", "--mbr-utility must be chrf or bleu, got 'ter'");
 }
 
 }  // namespace

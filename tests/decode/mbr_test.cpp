@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "framework/core/error.h"
+#include "models/nmt/bleu.h"
 #include "models/nmt/chrf.h"
 
 namespace luong::nmt {
@@ -33,6 +35,30 @@ TEST(Mbr, DuplicatesCountAsDrawsAndTiesGoToTheFirst) {
   EXPECT_EQ(mbr_choice({"same words", "same words"}), 0u);
   EXPECT_EQ(mbr_choice({"only one"}), 0u);
   EXPECT_EQ(mbr_choice({}), 0u);
+}
+
+// The utility decides: on these four, sentence BLEU (sacreBLEU's, 'exp' smoothing) prefers the short consensus,
+// chrF the candidate whose characters the others share most (both choices checked with sacrebleu 2.6.0's BLEU and
+// CHRF corpus scores of each pair).
+TEST(Mbr, BleuAndChrfUtilitiesChooseDifferently) {
+  const std::vector<std::string> candidates{"the cat sat on the mat", "the cat was sitting on the mat",
+                                            "the cat is sitting on the mat", "the cat sat on the mats"};
+  EXPECT_EQ(mbr_choice(candidates, MbrUtility::bleu), 0u);
+  EXPECT_EQ(mbr_choice(candidates, MbrUtility::chrf), 1u);
+  EXPECT_EQ(mbr_choice(candidates), 1u);  // chrF unless told
+  // By hand: the highest sum of sentence BLEU against the others.
+  double best = -1;
+  size_t expected = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    double sum = 0;
+    for (size_t j = 0; j < candidates.size(); ++j)
+      if (i != j) sum += bleu::score_from_stats(bleu::sentence_stats(candidates[i], candidates[j])).score;
+    if (sum > best) best = sum, expected = i;
+  }
+  EXPECT_EQ(expected, 0u);
+  EXPECT_EQ(parse_mbr_utility("bleu"), MbrUtility::bleu);
+  EXPECT_EQ(parse_mbr_utility("chrf"), MbrUtility::chrf);
+  EXPECT_THROW(parse_mbr_utility("ter"), Error);
 }
 
 }  // namespace
