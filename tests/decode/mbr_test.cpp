@@ -11,6 +11,27 @@
 namespace luong::nmt {
 namespace {
 
+// The candidate with the highest sum of `utility(candidate, other)` over the others, computed plainly.
+template <class Utility>
+size_t by_hand(const std::vector<std::string>& candidates, Utility utility) {
+  double best = -1;
+  size_t expected = 0;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    double sum = 0;
+    for (size_t j = 0; j < candidates.size(); ++j)
+      if (i != j) sum += utility(candidates[i], candidates[j]);
+    if (sum > best) best = sum, expected = i;
+  }
+  return expected;
+}
+
+double sentence_chrf(const std::string& h, const std::string& r) {
+  return chrf::score_from_stats(chrf::sentence_stats(h, r)).score;
+}
+double sentence_bleu(const std::string& h, const std::string& r) {
+  return bleu::score_from_stats(bleu::sentence_stats(h, r)).score;
+}
+
 TEST(Mbr, ChoosesTheCandidateTheOthersAgreeWithMost) {
   // The first (the best-scored, say) is an outlier; the third is the consensus of the rest.
   const std::vector<std::string> candidates{"zebra quartz jumps", "the cat sat on the mat", "the cat sat on a mat",
@@ -18,15 +39,7 @@ TEST(Mbr, ChoosesTheCandidateTheOthersAgreeWithMost) {
   const size_t chosen = mbr_choice(candidates);
   EXPECT_EQ(chosen, 2u);
   // The same as computing every candidate's mean chrF against the others by hand.
-  double best = -1;
-  size_t expected = 0;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    double sum = 0;
-    for (size_t j = 0; j < candidates.size(); ++j)
-      if (i != j) sum += chrf::score_from_stats(chrf::sentence_stats(candidates[i], candidates[j])).score;
-    if (sum > best) best = sum, expected = i;
-  }
-  EXPECT_EQ(chosen, expected);
+  EXPECT_EQ(chosen, by_hand(candidates, sentence_chrf));
 }
 
 TEST(Mbr, DuplicatesCountAsDrawsAndTiesGoToTheFirst) {
@@ -46,16 +59,8 @@ TEST(Mbr, BleuAndChrfUtilitiesChooseDifferently) {
   EXPECT_EQ(mbr_choice(candidates, MbrUtility::bleu), 0u);
   EXPECT_EQ(mbr_choice(candidates, MbrUtility::chrf), 1u);
   EXPECT_EQ(mbr_choice(candidates), 1u);  // chrF unless told
-  // By hand: the highest sum of sentence BLEU against the others.
-  double best = -1;
-  size_t expected = 0;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    double sum = 0;
-    for (size_t j = 0; j < candidates.size(); ++j)
-      if (i != j) sum += bleu::score_from_stats(bleu::sentence_stats(candidates[i], candidates[j])).score;
-    if (sum > best) best = sum, expected = i;
-  }
-  EXPECT_EQ(expected, 0u);
+  EXPECT_EQ(by_hand(candidates, sentence_bleu), 0u);
+  EXPECT_EQ(by_hand(candidates, sentence_chrf), 1u);
   EXPECT_EQ(parse_mbr_utility("bleu"), MbrUtility::bleu);
   EXPECT_EQ(parse_mbr_utility("chrf"), MbrUtility::chrf);
   EXPECT_THROW(parse_mbr_utility("ter"), Error);
