@@ -215,9 +215,15 @@ void run(const SweepArgs& a) {
 
 const bool kRegistered = add_command([](CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
-  auto* cmd = app.add_subcommand("sweep", "Grid / random hyper-parameter search: one `luong train` per trial, results table and plot");
+  auto* cmd = app.add_subcommand(
+      "sweep",
+      "Grid / random hyper-parameter search: one `luong train` per trial, pruned (prune:) by the median stopping rule "
+      "or successive halving; a results table and plots kept up to date while it runs");
   cmd->add_option("spec", args->spec, "Sweep spec (YAML, see docs/SWEEPS.md)")->required()->check(CLI::ExistingFile);
-  cmd->add_option("--out,-o", args->out, "Sweep directory: trials/<name>/ run dirs, results.csv/.md, valid_ppl.svg")->required();
+  cmd->add_option(
+         "--out,-o", args->out,
+         "Sweep directory: trials/<name>/ run dirs, results.csv/.md, valid_ppl.svg (rewritten as trials start and end)")
+      ->required();
   // CLI::PositiveNumber would say "Value 0 not in range 0.000000 to 1797693134862315708145...".
   const CLI::Validator at_least_one(
       [](std::string& v) {
