@@ -300,8 +300,7 @@ class SweepRun {
     const TrialState st = read_state(d);
     halving_->restore(i, st.budget, st.paused, pruning_curve(i));
     if (!halving_->waiting(i)) return true;
-    mark_interrupted(i, st.budget, mean_train_tokens_per_s(d + "/metrics.jsonl"));
-    results_[i].status = TrialStatus::waiting;
+    mark_waiting(i, st.budget);
     say(str(tag(i), ": waiting at step ", st.budget, " (", halving_->rung_text(i, st.budget), ")"));
     return false;
   }
@@ -555,9 +554,9 @@ class SweepRun {
     r.stop_reason = summary->value("stop_reason", "");
     r.resumed_from = summary->value("resumed_from", "");
     if (halving_) {
-      // Successive halving: a run that reached its rung's steps short of the trial's own limit waits there.
-      const bool at_target =
-          r.stop_reason.find("train.max_steps = " + std::to_string(halving_->target(i))) != std::string::npos;
+      // Successive halving: a run that trained to its rung's steps short of the trial's own limit waits there
+      // (one that ended there for another reason, early stopping, stays ended when promoted: luong train says so).
+      const bool at_target = r.steps >= halving_->target(i);
       if (at_target && halving_->reached_target(i, pruning_curve(i))) return wait_at_rung(i);
       halving_->finished(i, r.steps, pruning_curve(i));
     }
@@ -610,11 +609,16 @@ class SweepRun {
     TrialState st = read_state(dir(i));
     st.paused = true;
     write_state(dir(i), st);
-    // The rate over all its runs, as a rerun finding it waiting here reads it back.
-    mark_interrupted(i, steps, mean_train_tokens_per_s(dir(i) + "/metrics.jsonl"));
-    results_[i].status = TrialStatus::waiting;
+    mark_waiting(i, steps);
     say(str(tag(i), ": reached step ", steps, " (", halving_->rung_text(i, steps), "), best ", spec_.prune.metric, " ",
             halving_->best_at(i, steps), "; waiting to be compared"));
+  }
+
+  // A trial at a rung's steps: its row shows how far it got, with the rate over all its runs (the same whether it
+  // just got there or a rerun finds it there).
+  void mark_waiting(size_t i, int64_t steps) {
+    mark_interrupted(i, steps, mean_train_tokens_per_s(dir(i) + "/metrics.jsonl"));
+    results_[i].status = TrialStatus::waiting;
   }
 
   // Recorded as finished (result.json), so a rerun of the sweep skips it; its checkpoints stay.
