@@ -69,6 +69,11 @@ void dry_run(const sweep::SweepSpec& spec, const std::vector<sweep::Trial>& tria
              bool as_json) {
   nlohmann::json all = nlohmann::json::array();
   for (const auto& t : trials) {
+    if (t.drawn_later) {
+      if (as_json) all.push_back({{"name", t.name}, {"drawn_later", true}});
+      if (!as_json) std::cout << t.name << "  [values drawn by TPE when it starts, from the results so far]\n";
+      continue;
+    }
     std::string error;
     // Successive halving: the steps of the trial's rungs; its first run trains to the first.
     std::vector<int64_t> rungs;
@@ -168,6 +173,8 @@ void run(const SweepArgs& a) {
   prepare_out_dir(a.out);
   std::cerr << "sweep " << spec.file << ": " << trials.size() << " trial(s), " << o.parallel << " at a time, ranked by "
             << spec.metric << " (" << spec.mode << ")"
+            << (spec.tpe() ? str(", the first ", spec.tpe_startup, " drawn at random and the rest by TPE")
+                           : std::string())
             << (spec.prune.asha() ? str(", pruned by successive halving on ", spec.prune.metric, " (min_steps ",
                                         spec.prune.halving.min_steps, ", reduction ", spec.prune.halving.reduction, ")")
                 : spec.prune.median()

@@ -13,29 +13,6 @@ namespace {
 
 constexpr size_t kMaxNameLength = 120;
 
-// A uniform double in [0, 1) with 53 random bits (Generator::uniform has only 24: too coarse to pass
-// full-precision learning rates to the trainer).
-double uniform53(Generator& g) {
-  const uint64_t start = g.reserve(4);
-  const Philox4x32 r = philox4x32_10(start, 0, g.seed());
-  const uint64_t bits = (static_cast<uint64_t>(r.v[0]) << 21) ^ (r.v[1] >> 11);
-  return static_cast<double>(bits & ((uint64_t{1} << 53) - 1)) * 0x1p-53;
-}
-
-ParamValue draw(const RandomParam& p, Generator& g) {
-  switch (p.dist) {
-    case Distribution::choice:
-      return p.choices[g.below(p.choices.size())];
-    case Distribution::uniform:
-      return number_value(p.lo + (p.hi - p.lo) * uniform53(g));
-    case Distribution::loguniform: {
-      const double a = std::log(p.lo), b = std::log(p.hi);
-      return number_value(std::exp(a + (b - a) * uniform53(g)));
-    }
-  }
-  return {};
-}
-
 std::string sanitize(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -66,12 +43,35 @@ std::string last_part(const std::string& key) {
 
 }  // namespace
 
+// A uniform double in [0, 1) with 53 random bits (Generator::uniform has only 24: too coarse to pass
+// full-precision learning rates to the trainer).
+double uniform53(Generator& g) {
+  const uint64_t start = g.reserve(4);
+  const Philox4x32 r = philox4x32_10(start, 0, g.seed());
+  const uint64_t bits = (static_cast<uint64_t>(r.v[0]) << 21) ^ (r.v[1] >> 11);
+  return static_cast<double>(bits & ((uint64_t{1} << 53) - 1)) * 0x1p-53;
+}
+
+ParamValue draw_value(const RandomParam& p, Generator& g) {
+  switch (p.dist) {
+    case Distribution::choice:
+      return p.choices[g.below(p.choices.size())];
+    case Distribution::uniform:
+      return number_value(p.lo + (p.hi - p.lo) * uniform53(g));
+    case Distribution::loguniform: {
+      const double a = std::log(p.lo), b = std::log(p.hi);
+      return number_value(std::exp(a + (b - a) * uniform53(g)));
+    }
+  }
+  return {};
+}
+
 std::vector<std::vector<Assignment>> sample_random(const SweepSpec& spec) {
   std::vector<std::vector<Assignment>> samples;
   Generator g(spec.random_seed);
   for (int64_t i = 0; i < spec.random_samples; ++i) {
     std::vector<Assignment> one;
-    for (const auto& p : spec.random_params) one.push_back({p.key, draw(p, g)});
+    for (const auto& p : spec.random_params) one.push_back({p.key, draw_value(p, g)});
     samples.push_back(std::move(one));
   }
   return samples;
@@ -100,8 +100,12 @@ std::vector<Trial> plan_trials(const SweepSpec& spec) {
       }
     combos = std::move(next);
   }
-  std::vector<std::vector<Assignment>> samples = spec.random_samples > 0 ? sample_random(spec)
-                                                                         : std::vector<std::vector<Assignment>>(1);
+  // TPE: only its startup trials are drawn now (the first of the random sampler's sequence, so the two samplers'
+  // sweeps on one seed start alike); the others are drawn as results come in.
+  SweepSpec drawn_now = spec;
+  if (spec.tpe()) drawn_now.random_samples = spec.tpe_startup;
+  std::vector<std::vector<Assignment>> samples =
+      spec.random_samples > 0 ? sample_random(drawn_now) : std::vector<std::vector<Assignment>>(1);
   std::vector<Trial> trials;
   std::set<std::vector<std::string>> seen;
   for (const auto& c : combos)
@@ -114,7 +118,25 @@ std::vector<Trial> plan_trials(const SweepSpec& spec) {
       if (seen.insert(t.sets).second) trials.push_back(std::move(t));
     }
   assign_names(trials);
+  for (int64_t k = spec.tpe() ? spec.tpe_startup : spec.random_samples; k < spec.random_samples; ++k) {
+    Trial later;
+    later.name = "tpe-draw-" + std::to_string(k + 1);
+    later.drawn_later = true;
+    trials.push_back(std::move(later));
+  }
   return trials;
+}
+
+void name_drawn_trial(Trial& t, const std::vector<Trial>& others) {
+  std::vector<Trial> one{t};
+  assign_names(one);
+  t.name = one.front().name;
+  bool taken = false;
+  for (const Trial& o : others) taken = taken || (&o != &t && o.name == t.name);
+  if (!taken) return;
+  std::vector<std::string> values;
+  for (const auto& a : t.varied) values.push_back(a.key + "=" + a.value.yaml);
+  t.name.append("-").append(short_hash(values));
 }
 
 void assign_names(std::vector<Trial>& trials) {

@@ -4,16 +4,28 @@
 #include <string>
 #include <vector>
 
+#include "framework/core/philox.h"
 #include "framework/sweep/sweep_spec.h"
 
 namespace luong::sweep {
 
 struct Trial {
-  std::string name;                 // "attention-dot_lr-0.001": a directory name, unique within the sweep
+  std::string name;                 // a TPE trial not drawn yet: "tpe-draw-<n>" (drawn_later)                 //
+                                    // "attention-dot_lr-0.001": a directory name, unique within the sweep
   std::vector<Assignment> varied;   // the keys this trial varies (grid then random, in spec order)
   // Every `--set key=value` for `luong train`: the fixed overrides, then the varied keys.
   std::vector<std::string> sets;
+  // random.sampler tpe: a trial after the startup ones, whose values the sweep draws when it starts (from the
+  // results so far); until then it has no varied values or sets.
+  bool drawn_later = false;
 };
+
+// A uniform double in [0, 1) with 53 random bits (Generator::uniform has only 24: too coarse to pass full-precision
+// learning rates to the trainer).
+double uniform53(Generator& g);
+// One value of a random parameter: uniform lo + (hi - lo) u, loguniform exp(log lo + (log hi - log lo) u), choice a
+// uniform index.
+ParamValue draw_value(const RandomParam& p, Generator& g);
 
 // `samples` draws of every random parameter, in spec order, from Generator(seed): uniform values are
 // lo + (hi - lo) u, loguniform exp(log lo + (log hi - log lo) u), choice a uniform index.
@@ -30,5 +42,8 @@ std::vector<std::string> varied_keys(const SweepSpec& spec);
 // unambiguous; characters outside [A-Za-z0-9._+-] become '-'. Names that still collide (or exceed 120
 // characters) get "-<6 hex digits>" of a hash of the full values.
 void assign_names(std::vector<Trial>& trials);
+// The name of a trial drawn during the sweep (TPE), as assign_names would give it, with the hash suffix when another
+// trial of `others` has that name already (the names of trials that ran never change).
+void name_drawn_trial(Trial& t, const std::vector<Trial>& others);
 
 }  // namespace luong::sweep

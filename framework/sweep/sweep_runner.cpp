@@ -19,6 +19,7 @@
 #include "framework/sweep/gpu_pool.h"
 #include "framework/sweep/median_stopping.h"
 #include "framework/sweep/successive_halving.h"
+#include "framework/sweep/tpe_sampler.h"
 #include "framework/sweep/trial_process.h"
 
 namespace luong::sweep {
@@ -121,6 +122,7 @@ class SweepRun {
     fs::create_directories(o_.out_dir + "/trials");
     // Two sweeps on one directory would run the same trials at once, each marking the other's as failed.
     lock_directory(o_.out_dir, "--out", "luong sweep");
+    restore_draws();
     for (size_t i = 0; i < trials_.size(); ++i)
       if (prepare(i)) queue_.push_back(i);
     // Trials an interrupted sweep left halfway to a rung's steps finish that run before new trials start.
@@ -137,6 +139,7 @@ class SweepRun {
       while (!stopping && static_cast<int64_t>(slots_.size()) < o_.parallel && (due = next_trial()) &&
              (!gpus_.enabled() || gpus_.free() >= gpus_needed(*due))) {
         if (next_ < queue_.size() && queue_[next_] == *due) ++next_;
+        if (trials_[*due].drawn_later && !draw_trial(*due)) continue;  // its config was invalid: recorded as failed
         eval_only_[*due] ? start_eval(*due) : start_train(*due);
         report_due_ = true;
       }
@@ -223,9 +226,11 @@ class SweepRun {
   std::string tag(size_t i) const { return str("[", i + 1, "/", trials_.size(), "] ", trials_[i].name); }
   std::string dir(size_t i) const { return trial_dir(o_.out_dir, trials_[i].name); }
 
-  // Returns whether the trial still has to run; records finished and invalid trials.
+  // Returns whether the trial still has to run; records finished and invalid trials. A TPE trial not drawn yet
+  // waits in the queue (draw_trial prepares it when it is due).
   bool prepare(size_t i) {
     const Trial& t = trials_[i];
+    if (t.drawn_later) return true;
     const std::string d = dir(i);
     check_same_trial(i);
     check_same_config(i);
@@ -303,6 +308,114 @@ class SweepRun {
     mark_waiting(i, st.budget);
     say(str(tag(i), ": waiting at step ", st.budget, " (", halving_->rung_text(i, st.budget), ")"));
     return false;
+  }
+
+  // random.sampler tpe: the values of trial i, drawn now from the results so far (tpe_sampler.h), recorded in
+  // <out>/tpe_draws.json before anything else, so a sweep run again continues with the same trials. Returns
+  // whether it is to run (prepare's answer).
+  bool draw_trial(size_t i) {
+    // Training with no result yet (not a later rung's run of a trial that has one).
+    std::vector<size_t> running;
+    for (const Slot& s : slots_)
+      if (s.stage == Stage::train && (!halving_ || halving_->reached(s.index) == 0)) running.push_back(s.index);
+    const std::vector<size_t> order = tpe_ranking(results_, spec_, running);
+    const size_t liars = order.size() >= kTpeMinObservations ? running.size() : 0;
+    std::vector<std::vector<Assignment>> ranked;
+    for (size_t k : order) ranked.push_back(trials_[k].varied);
+    Trial& t = trials_[i];
+    t.varied = tpe_draw(spec_.random_params, ranked, spec_.random_seed, i);
+    t.drawn_later = false;
+    t.sets = sets_of(t.varied);
+    name_drawn_trial(t, trials_);
+    results_[i].name = t.name, results_[i].varied = t.varied, results_[i].sets = t.sets;
+    draws_.push_back({{"trial", i + 1},
+                      {"name", t.name},
+                      {"values", values_json(t.varied)},
+                      {"from", order.size() - liars},
+                      {"running", liars}});
+    write_draws();
+    say(ranked.size() < kTpeMinObservations
+            ? str(tag(i), ": drawn at random (TPE needs ", kTpeMinObservations, " results, has ", ranked.size(), ")")
+            : str(tag(i), ": drawn by TPE from ", ranked.size() - liars, " results",
+                  liars > 0 ? str(" and ", liars, " running trial(s) counted as the worst") : std::string(),
+                  " (the best ", tpe_below_count(ranked.size()), " against the rest)"));
+    return prepare(i);
+  }
+
+  // The fixed overrides, then the varied keys: a trial's --set list.
+  std::vector<std::string> sets_of(const std::vector<Assignment>& varied) const {
+    std::vector<std::string> sets;
+    for (const auto& a : spec_.overrides) sets.push_back(a.key + "=" + a.value.yaml);
+    for (const auto& a : varied) sets.push_back(a.key + "=" + a.value.yaml);
+    return sets;
+  }
+
+  static json values_json(const std::vector<Assignment>& varied) {
+    json v = json::array();
+    for (const auto& a : varied) v.push_back({{"key", a.key}, {"yaml", a.value.yaml}, {"label", a.value.label}});
+    return v;
+  }
+
+  std::string draws_path() const { return o_.out_dir + "/tpe_draws.json"; }
+
+  void write_draws() const {
+    const std::string path = draws_path();
+    std::ofstream(path + ".tmp")
+        << json_text(json{{"seed", spec_.random_seed}, {"startup", spec_.tpe_startup}, {"draws", draws_}}, 2) << "\n";
+    fs::rename(path + ".tmp", path);
+  }
+
+  // The TPE trials an earlier run of this sweep drew take their places again (their values, their names). Drawn
+  // under another seed or startup, or with values the spec's params no longer allow, they are another sweep's.
+  void restore_draws() {
+    if (!spec_.tpe()) return;
+    std::ifstream in(draws_path());
+    if (!in) return;
+    const json j = json::parse(in, nullptr, false);
+    const auto refuse = [&](const std::string& why) {
+      LUONG_FAIL(draws_path(), ": ", why, ": use another --out directory, or delete it to draw the TPE trials again");
+    };
+    if (!j.is_object() || !j.contains("draws") || !j["draws"].is_array()) refuse("not a record of TPE draws");
+    if (j.value("seed", uint64_t{0}) != spec_.random_seed || j.value("startup", int64_t{0}) != spec_.tpe_startup)
+      refuse(str("drawn with random.seed ", j.value("seed", uint64_t{0}), " and random.startup ",
+                 j.value("startup", int64_t{0}), ", the spec now says ", spec_.random_seed, " and ",
+                 spec_.tpe_startup));
+    for (const json& d : j["draws"]) {
+      const size_t i = d.value("trial", size_t{0}) - 1;
+      if (i >= trials_.size()) continue;  // a sweep since cut to fewer samples: that trial is not in it now
+      if (!trials_[i].drawn_later) refuse(str("trial ", i + 1, " drawn twice"));
+      std::vector<Assignment> varied;
+      for (const json& v : d.value("values", json::array()))
+        varied.push_back({v.value("key", ""), {v.value("yaml", ""), v.value("label", "")}});
+      if (!allowed_by_spec(varied))
+        refuse(str("trial ", i + 1, "'s values are not ones the spec's random.params allow"));
+      const std::string name = d.value("name", "");
+      if (name.empty() || name[0] == '.' || name.find('/') != std::string::npos)
+        refuse(str("trial ", i + 1, "'s name '", name, "' is not a directory name the sweep gives"));
+      Trial& t = trials_[i];
+      t.varied = varied, t.drawn_later = false, t.sets = sets_of(varied), t.name = name;
+      results_[i].name = t.name, results_[i].varied = t.varied, results_[i].sets = t.sets;
+      draws_.push_back(d);
+    }
+  }
+
+  // The spec's random parameters, in order, each with a value its distribution can give.
+  bool allowed_by_spec(const std::vector<Assignment>& varied) const {
+    if (varied.size() != spec_.random_params.size()) return false;
+    for (size_t k = 0; k < varied.size(); ++k) {
+      const RandomParam& p = spec_.random_params[k];
+      const std::string& y = varied[k].value.yaml;
+      if (varied[k].key != p.key) return false;
+      if (p.dist == Distribution::choice) {
+        if (std::none_of(p.choices.begin(), p.choices.end(), [&](const ParamValue& c) { return c.yaml == y; }))
+          return false;
+        continue;
+      }
+      char* end = nullptr;
+      const double v = std::strtod(y.c_str(), &end);
+      if (end == y.c_str() || *end != '\0' || !(v >= p.lo && v <= p.hi)) return false;
+    }
+    return true;
   }
 
   // The trial's validation curve on the pruning metric.
@@ -654,7 +767,8 @@ class SweepRun {
   }
 
   const SweepSpec& spec_;
-  const std::vector<Trial>& trials_;
+  std::vector<Trial> trials_;   // TPE trials get their values (and names) as they are drawn
+  json draws_ = json::array();  // what tpe_draws.json records
   const SweepOptions& o_;
   std::vector<std::optional<Config>> configs_;
   std::vector<bool> eval_only_;  // finished trials that only need their evaluation (metric bleu or chrf)

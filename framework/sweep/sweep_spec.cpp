@@ -30,7 +30,8 @@ const std::vector<std::string> kTopKeys = {"base", "overrides", "grid",     "ran
 const std::vector<std::string> kPruneKeys = {"rule",      "metric",   "min_trials", "min_validations",
                                              "min_steps", "reduction"};
 const std::vector<std::string> kValidationMetrics = {"valid_ppl", "valid_bleu", "valid_chrf"};
-const std::vector<std::string> kRandomKeys = {"samples", "seed", "params"};
+const std::vector<std::string> kRandomKeys = {"samples", "seed", "params", "sampler", "startup"};
+const std::vector<std::string> kSamplers = {"random", "tpe"};
 const std::vector<std::string> kDistributions = {"choice", "uniform", "loguniform"};
 
 // Builds errors of the form "sweep spec FILE:LINE: KEY: message".
@@ -141,6 +142,26 @@ void parse_random(const SpecReader& r, const YAML::Node& node, SweepSpec& s) {
     const int64_t seed = r.as<int64_t>(node["seed"], "random.seed", "a non-negative integer");
     if (seed < 0) r.fail(node["seed"], "random.seed", str("must be non-negative, got ", seed));
     s.random_seed = static_cast<uint64_t>(seed);
+  }
+  if (node["sampler"]) {
+    s.sampler = r.as<std::string>(node["sampler"], "random.sampler", "random or tpe");
+    if (s.sampler != "random" && s.sampler != "tpe")
+      r.fail(node["sampler"], "random.sampler",
+             str("unknown sampler '", s.sampler, "' (valid: ", join_names(kSamplers), ")"));
+  }
+  if (s.tpe()) {
+    // Optuna's default is 10 random trials first; a small sweep keeps at least a third of its trials for TPE.
+    s.tpe_startup = std::clamp<int64_t>((s.random_samples * 2 + 2) / 3, 1, kDefaultTpeStartup);
+    if (node["startup"]) {
+      s.tpe_startup = r.as<int64_t>(node["startup"], "random.startup", "a positive integer");
+      if (s.tpe_startup < 1) r.fail(node["startup"], "random.startup", str("must be at least 1, got ", s.tpe_startup));
+      if (s.tpe_startup >= s.random_samples)
+        r.fail(node["startup"], "random.startup",
+               str("must be less than random.samples (", s.random_samples, "), or no trial is drawn by TPE; got ",
+                   s.tpe_startup));
+    }
+  } else if (node["startup"]) {
+    r.fail(node["startup"], "random.startup", "is a setting of sampler: tpe (the trials drawn at random before TPE)");
   }
   const YAML::Node params = node["params"];
   if (!params || params.IsNull() || (params.IsMap() && params.size() == 0))
@@ -415,6 +436,10 @@ SweepSpec parse_sweep_spec(const std::string& text, const std::string& file) {
     }
   }
   check_unique_keys(r, root, s);
+  // TPE draws each trial from the results of those before it: a grid would multiply every draw by its combinations.
+  if (s.tpe() && !s.grid.empty())
+    r.fail(root["random"]["sampler"], "random.sampler",
+           "tpe cannot be combined with grid: (put the grid's keys in random.params as {choice: [...]})");
   return s;
 }
 

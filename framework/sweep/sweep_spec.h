@@ -19,6 +19,8 @@ namespace luong::sweep {
 // The most trials a spec may make (grid combinations times random samples). Counted before any trial is
 // built, so a runaway spec (7 keys x 10 values = 10^7 trials) fails at once instead of exhausting memory.
 inline constexpr int64_t kMaxTrials = 10000;
+// The trials a TPE search draws at random before it models the results (Optuna's n_startup_trials).
+inline constexpr int64_t kDefaultTpeStartup = 10;
 
 // One value a config key takes in a trial.
 struct ParamValue {
@@ -53,6 +55,11 @@ struct SweepSpec {
   int64_t random_samples = 0;        // 0 = no random search
   uint64_t random_seed = 0;
   std::vector<RandomParam> random_params;
+  // `random.sampler`: "random" (every trial drawn up front) or "tpe" (the first tpe_startup at random, the rest each
+  // drawn when it starts by the tree-structured Parzen estimator from the results so far;
+  // framework/sweep/tpe_sampler.h).
+  std::string sampler = "random";
+  int64_t tpe_startup = 0;           // `random.startup`; default min(10, ceil(2/3 samples))
   std::string metric = "valid_ppl";  // valid_ppl, valid_bleu, valid_chrf, bleu, chrf, tokens_per_s, wall_s
   std::string mode;                  // min or max (default: min for valid_ppl / wall_s, max otherwise)
   std::vector<std::string> launch;   // command prefix for `luong train`, split on whitespace ("mpirun -np 4")
@@ -63,6 +70,7 @@ struct SweepSpec {
   // "random.params.optim.lr" (for errors found after parsing, against the config schema).
   std::map<std::string, int> lines;
 
+  bool tpe() const { return sampler == "tpe"; }
   // bleu, chrf: each trial's best checkpoint is evaluated (`luong eval`, which gives both) after it trains.
   bool evaluates() const { return metric == "bleu" || metric == "chrf"; }
   // valid_bleu, valid_chrf: read from the trial's validation records, which need validation scoring.

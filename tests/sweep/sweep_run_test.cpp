@@ -12,11 +12,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "framework/core/error.h"
+#include "framework/sweep/sweep_spec.h"
+#include "framework/sweep/tpe_sampler.h"
 #include "tests/support/run_luong.h"
 
 namespace luong::sweep {
@@ -455,6 +458,80 @@ TEST_F(SweepRunTest, SuccessiveHalvingPromotesTheBestOfEachRung) {
 // `gpus:` with more trials at once than GPUs: each running trial (training, then its evaluation) sees one GPU of
 // the pool by CUDA_VISIBLE_DEVICES, no two running processes share one, and trials wait for a free one. The
 // launch prefix is a shell that logs the variable as each process starts and ends.
+TEST_F(SweepRunTest, TpeDrawsEachLaterTrialFromTheResultsBeforeIt) {
+  const std::string params =
+      "params: {optim.lr: {loguniform: [0.0001, 0.05]}, model.dropout: {uniform: [0.0, 0.5]}}}\n";
+  const std::string spec =
+      write_spec("random: {samples: 5, seed: 3, sampler: tpe, startup: 3, " + params, "  train.max_steps: 20\n");
+  // The plan: the random sampler's first three trials, then two drawn as the results come in.
+  const json planned = json::parse(run_sweep(spec + " --out " + dir_ + "/out --dry-run --json").out);
+  const std::string random_spec = dir_ + "/random.yaml";
+  std::ofstream(random_spec) << std::regex_replace(read(spec), std::regex("sampler: tpe, startup: 3, "), "");
+  const json random = json::parse(run_sweep(random_spec + " --out " + dir_ + "/out-random --dry-run --json").out);
+  ASSERT_EQ(planned.size(), 5u);
+  ASSERT_EQ(random.size(), 5u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(planned[i]["name"], random[i]["name"]);
+  EXPECT_EQ(planned[3], (json{{"name", "tpe-draw-4"}, {"drawn_later", true}}));
+  EXPECT_EQ(planned[4]["name"], "tpe-draw-5");
+
+  const Sweep s = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(s.status, 0) << s.err;
+  ASSERT_EQ(json::parse(s.out).size(), 5u);
+  EXPECT_NE(s.err.find("[4/5] "), std::string::npos);
+  EXPECT_NE(s.err.find(": drawn by TPE from 3 results (the best 1 against the rest)"), std::string::npos) << s.err;
+  EXPECT_NE(s.err.find(": drawn by TPE from 4 results (the best 1 against the rest)"), std::string::npos) << s.err;
+  const json draws = json::parse(read(dir_ + "/out/tpe_draws.json"));
+  ASSERT_EQ(draws["draws"].size(), 2u);
+  // Each draw is the sampler's answer to the trials finished before it, ranked by their best validation perplexity.
+  const SweepSpec parsed = load_sweep_spec(spec);
+  std::vector<std::pair<double, std::vector<Assignment>>> finished;
+  auto add_finished = [&](const std::string& name) {
+    std::vector<Assignment> varied;
+    for (const auto& p : parsed.random_params) {
+      const json sets = json::parse(read(trial(name) + "/trial.json"))["sets"];
+      for (const std::string set : sets)
+        if (set.rfind(p.key + "=", 0) == 0) varied.push_back({p.key, {set.substr(p.key.size() + 1), ""}});
+    }
+    finished.emplace_back(min_valid_ppl(trial(name) + "/metrics.jsonl"), varied);
+  };
+  for (size_t i = 0; i < 3; ++i) add_finished(planned[i]["name"]);
+  for (size_t d = 0; d < 2; ++d) {
+    const json& draw = draws["draws"][d];
+    EXPECT_EQ(draw["trial"], 4 + d);
+    EXPECT_EQ(draw["from"], 3 + d);
+    std::stable_sort(finished.begin(), finished.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<std::vector<Assignment>> ranked;
+    for (const auto& f : finished) ranked.push_back(f.second);
+    const auto expected = tpe_draw(parsed.random_params, ranked, 3, 3 + d);
+    const std::string name = draw["name"];
+    ASSERT_TRUE(fs::exists(trial(name) + "/result.json")) << name;
+    for (size_t k = 0; k < expected.size(); ++k) {
+      EXPECT_EQ(draw["values"][k]["yaml"], expected[k].value.yaml) << name;
+      EXPECT_NE(read(trial(name) + "/trial.json").find(expected[k].key + "=" + expected[k].value.yaml),
+                std::string::npos);
+    }
+    add_finished(name);
+  }
+
+  // Run again: the drawn trials are read back (finished, skipped), none is drawn anew.
+  const Sweep again = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(again.status, 0) << again.err;
+  EXPECT_EQ(again.err.find("drawn by TPE"), std::string::npos) << again.err;
+  EXPECT_EQ(json::parse(read(dir_ + "/out/tpe_draws.json")), draws);
+  std::set<std::string> names;
+  for (const json& r : json::parse(again.out)) names.insert(r["name"].get<std::string>());
+  EXPECT_TRUE(names.count(draws["draws"][0]["name"]) && names.count(draws["draws"][1]["name"]));
+  // Under another seed those draws belong to another sweep.
+  const std::string reseeded_spec = std::regex_replace(read(spec), std::regex("seed: 3"), "seed: 4");
+  std::ofstream(spec) << reseeded_spec;
+  const Sweep reseeded = run_sweep(spec + " --out " + dir_ + "/out");
+  EXPECT_NE(reseeded.status, 0);
+  EXPECT_NE(reseeded.err.find("tpe_draws.json: drawn with random.seed 3 and random.startup 3, the spec now says 4 and "
+                              "3: use another --out directory"),
+            std::string::npos)
+      << reseeded.err;
+}
+
 TEST_F(SweepRunTest, TrialsRunningAtOnceGetAGpuOfThePoolEach) {
   const std::string log = dir_ + "/gpus.log";
   const std::string spec = write_spec(

@@ -119,6 +119,20 @@ TEST(SweepSpec, SuccessiveHalvingTakesItsFirstRungAndReduction) {
   EXPECT_FALSE(parse("prune: false\n").prune.asha());
 }
 
+TEST(SweepSpec, TpeSamplerDrawsItsStartupTrialsAtRandomFirst) {
+  const std::string params = "params: {optim.lr: {loguniform: [0.0001, 0.01]}}}\n";
+  EXPECT_EQ(parse("random: {samples: 4, " + params).sampler, "random");
+  EXPECT_FALSE(parse("random: {samples: 4, " + params).tpe());
+  // Default startup: Optuna's 10, or two thirds of a smaller sweep (rounded up), so TPE draws the last third.
+  EXPECT_EQ(parse("random: {samples: 40, sampler: tpe, " + params).tpe_startup, 10);
+  EXPECT_EQ(parse("random: {samples: 12, sampler: tpe, " + params).tpe_startup, 8);
+  EXPECT_EQ(parse("random: {samples: 4, sampler: tpe, " + params).tpe_startup, 3);
+  EXPECT_EQ(parse("random: {samples: 1, sampler: tpe, " + params).tpe_startup, 1);
+  const SweepSpec s = parse("random: {samples: 6, sampler: tpe, startup: 2, " + params);
+  EXPECT_TRUE(s.tpe());
+  EXPECT_EQ(s.tpe_startup, 2);
+}
+
 TEST(SweepSpec, GpusAreAListOrACommaSeparatedString) {
   EXPECT_TRUE(parse("metric: bleu\n").gpus.empty());
   EXPECT_EQ(parse("gpus: [0, 1, GPU-ab12]\n").gpus, (std::vector<std::string>{"0", "1", "GPU-ab12"}));
@@ -176,7 +190,20 @@ TEST(SweepSpec, ErrorsNameFileLineAndKey) {
       {"random: {samples: 2, params: {optim.lr: {loguniform: [0, 1]}}}\n", "loguniform needs lo > 0"},
       {"random: {samples: 2, params: {optim.lr: {choice: []}}}\n", "choice needs a non-empty list"},
       {"random: {samples: 2, sed: 3, params: {optim.lr: {choice: [1]}}}\n",
-       "unknown key 'random.sed'; did you mean 'seed'? (valid keys under 'random': samples, seed, params)"},
+       "unknown key 'random.sed'; did you mean 'seed'? (valid keys under 'random': samples, seed, params, sampler, "
+       "startup)"},
+      {"random: {samples: 4, sampler: bayes, params: {optim.lr: {uniform: [0, 1]}}}\n",
+       "specs/s.yaml:2: random.sampler: unknown sampler 'bayes' (valid: random, tpe)"},
+      {"random: {samples: 4, sampler: tpe, startup: 4, params: {optim.lr: {uniform: [0, 1]}}}\n",
+       "random.startup: must be less than random.samples (4), or no trial is drawn by TPE; got 4"},
+      {"random: {samples: 4, sampler: tpe, startup: 0, params: {optim.lr: {uniform: [0, 1]}}}\n",
+       "random.startup: must be at least 1, got 0"},
+      {"random: {samples: 4, startup: 2, params: {optim.lr: {uniform: [0, 1]}}}\n",
+       "random.startup: is a setting of sampler: tpe"},
+      {"grid: {model.attention: [dot, general]}\nrandom: {samples: 4, sampler: tpe, params: {optim.lr: {uniform: [0, "
+       "1]}}}\n",
+       "specs/s.yaml:3: random.sampler: tpe cannot be combined with grid: (put the grid's keys in random.params as "
+       "{choice: [...]})"},
       {"metric: accuracy\n",
        "metric: unknown metric 'accuracy' (valid: valid_ppl, valid_bleu, valid_chrf, bleu, chrf, tokens_per_s, "
        "wall_s)"},
