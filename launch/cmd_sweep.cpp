@@ -1,4 +1,4 @@
-// `luong sweep`: a grid / random hyper-parameter search, each trial a `luong train` child process.
+// `luong sweep`: a grid / random / TPE hyper-parameter search, each trial a `luong train` child process.
 //   luong sweep configs/sweeps/attention.yaml --out checkpoints/sweep-attention [--parallel 2] [--json]
 // The logic lives in framework/sweep/; this file wires it to the CLI, the config schema and the process.
 #include <CLI/CLI.hpp>
@@ -222,10 +222,10 @@ void run(const SweepArgs& a) {
 
 const bool kRegistered = add_command([](CLI::App& app) {
   auto args = std::make_shared<SweepArgs>();
-  auto* cmd = app.add_subcommand(
-      "sweep",
-      "Grid / random hyper-parameter search: one `luong train` per trial, pruned (prune:) by the median stopping rule "
-      "or successive halving; a results table and plots kept up to date while it runs");
+  auto* cmd = app.add_subcommand("sweep",
+                                 "Grid / random / TPE (model-based) hyper-parameter search: one `luong train` per "
+                                 "trial, pruned (prune:) by the median stopping rule "
+                                 "or successive halving; a results table and plots kept up to date while it runs");
   cmd->add_option("spec", args->spec, "Sweep spec (YAML, see docs/SWEEPS.md)")->required()->check(CLI::ExistingFile);
   cmd->add_option(
          "--out,-o", args->out,

@@ -376,10 +376,13 @@ class SweepRun {
       LUONG_FAIL(draws_path(), ": ", why, ": use another --out directory, or delete it to draw the TPE trials again");
     };
     if (!j.is_object() || !j.contains("draws") || !j["draws"].is_array()) refuse("not a record of TPE draws");
-    if (j.value("seed", uint64_t{0}) != spec_.random_seed || j.value("startup", int64_t{0}) != spec_.tpe_startup)
-      refuse(str("drawn with random.seed ", j.value("seed", uint64_t{0}), " and random.startup ",
-                 j.value("startup", int64_t{0}), ", the spec now says ", spec_.random_seed, " and ",
-                 spec_.tpe_startup));
+    const uint64_t seed = j.value("seed", uint64_t{0});
+    const int64_t startup = j.value("startup", int64_t{0});
+    // The default startup follows random.samples: a sweep given more samples keeps its draws by saying the old one.
+    if (seed != spec_.random_seed || startup != spec_.tpe_startup)
+      refuse(str("drawn with random.seed ", seed, " and random.startup ", startup, ", the spec now says ",
+                 spec_.random_seed, " and ", spec_.tpe_startup,
+                 seed == spec_.random_seed ? str(" (set random.startup: ", startup, " to continue them)") : ""));
     for (const json& d : j["draws"]) {
       const size_t i = d.value("trial", size_t{0}) - 1;
       if (i >= trials_.size()) continue;  // a sweep since cut to fewer samples: that trial is not in it now

@@ -521,7 +521,26 @@ TEST_F(SweepRunTest, TpeDrawsEachLaterTrialFromTheResultsBeforeIt) {
   std::set<std::string> names;
   for (const json& r : json::parse(again.out)) names.insert(r["name"].get<std::string>());
   EXPECT_TRUE(names.count(draws["draws"][0]["name"]) && names.count(draws["draws"][1]["name"]));
+  // Given more samples, the sweep draws the new trials from all the results; the others stay as they were.
+  const std::string text = read(spec);
+  std::ofstream(spec) << std::regex_replace(text, std::regex("samples: 5"), "samples: 6");
+  const Sweep more = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(more.status, 0) << more.err;
+  EXPECT_NE(more.err.find("[6/6] "), std::string::npos) << more.err;
+  EXPECT_NE(more.err.find(": drawn by TPE from 5 results (the best 2 against the rest)"), std::string::npos)
+      << more.err;
+  const json three = json::parse(read(dir_ + "/out/tpe_draws.json"))["draws"];
+  ASSERT_EQ(three.size(), 3u);
+  EXPECT_EQ(three[0], draws["draws"][0]);
+  EXPECT_EQ(three[1], draws["draws"][1]);
+  // Another startup (the default one follows samples) is refused, saying how to continue.
+  std::ofstream(spec) << std::regex_replace(text, std::regex("startup: 3"), "startup: 2");
+  EXPECT_NE(run_sweep(spec + " --out " + dir_ + "/out")
+                .err.find("the spec now says 3 and 2 (set random.startup: 3 to "
+                          "continue them)"),
+            std::string::npos);
   // Under another seed those draws belong to another sweep.
+  std::ofstream(spec) << text;
   const std::string reseeded_spec = std::regex_replace(read(spec), std::regex("seed: 3"), "seed: 4");
   std::ofstream(spec) << reseeded_spec;
   const Sweep reseeded = run_sweep(spec + " --out " + dir_ + "/out");
