@@ -127,13 +127,11 @@ std::vector<Trial> plan_trials(const SweepSpec& spec) {
   return trials;
 }
 
-void name_drawn_trial(Trial& t, const std::vector<Trial>& others) {
+void name_drawn_trial(Trial& t, const std::function<bool(const std::string&)>& taken) {
   std::vector<Trial> one{t};
   assign_names(one);
   t.name = one.front().name;
-  bool taken = false;
-  for (const Trial& o : others) taken = taken || (&o != &t && o.name == t.name);
-  if (!taken) return;
+  if (!taken(t.name)) return;
   std::vector<std::string> values;
   for (const auto& a : t.varied) values.push_back(a.key + "=" + a.value.yaml);
   t.name.append("-").append(short_hash(values));

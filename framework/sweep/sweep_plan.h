@@ -1,6 +1,7 @@
 // From a spec to the list of trials: grid combinations times random samples (drawn with Philox from the
 // spec's seed, so the same spec always gives the same trials), each with a stable, readable name.
 #pragma once
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,8 @@ std::vector<std::string> varied_keys(const SweepSpec& spec);
 // unambiguous; characters outside [A-Za-z0-9._+-] become '-'. Names that still collide (or exceed 120
 // characters) get "-<6 hex digits>" of a hash of the full values.
 void assign_names(std::vector<Trial>& trials);
-// The name of a trial drawn during the sweep (TPE), as assign_names would give it, with the hash suffix when another
-// trial of `others` has that name already (the names of trials that ran never change).
-void name_drawn_trial(Trial& t, const std::vector<Trial>& others);
+// The name of a trial drawn during the sweep (TPE), as assign_names would give it, with the hash suffix when that
+// name is `taken` (by another trial, or a directory already there: the names of trials that ran never change).
+void name_drawn_trial(Trial& t, const std::function<bool(const std::string&)>& taken);
 
 }  // namespace luong::sweep

@@ -326,7 +326,13 @@ class SweepRun {
     t.varied = tpe_draw(spec_.random_params, ranked, spec_.random_seed, i);
     t.drawn_later = false;
     t.sets = sets_of(t.varied);
-    name_drawn_trial(t, trials_);
+    // A directory of that name holds another trial (of a sweep that drew other values into this --out).
+    name_drawn_trial(t, [&](const std::string& name) {
+      std::error_code ec;
+      const bool named =
+          std::any_of(trials_.begin(), trials_.end(), [&](const Trial& o) { return &o != &t && o.name == name; });
+      return named || fs::exists(trial_dir(o_.out_dir, name), ec);
+    });
     results_[i].name = t.name, results_[i].varied = t.varied, results_[i].sets = t.sets;
     draws_.push_back({{"trial", i + 1},
                       {"name", t.name},

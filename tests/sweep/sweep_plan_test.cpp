@@ -63,6 +63,30 @@ TEST(SweepPlan, NamesAreSanitizedAndDisambiguated) {
   EXPECT_EQ(plan_trials(parse("grid: {x: [.5]}\n"))[0].name, "x-.5");
 }
 
+TEST(SweepPlan, TpeTrialsAfterTheStartupOnesAreDrawnLaterAndNamedWhenDrawn) {
+  const std::string params = "  params: {optim.lr: {loguniform: [1.0e-4, 1.0e-1]}, model.dropout: {uniform: [0, 1]}}\n";
+  const auto random = plan_trials(parse("random:\n  samples: 5\n  seed: 4\n" + params));
+  const auto tpe = plan_trials(parse("random:\n  samples: 5\n  seed: 4\n  sampler: tpe\n  startup: 2\n" + params));
+  ASSERT_EQ(tpe.size(), 5u);
+  for (size_t i = 0; i < 2; ++i) {  // the random sampler's first draws
+    EXPECT_EQ(tpe[i].sets, random[i].sets);
+    EXPECT_FALSE(tpe[i].drawn_later);
+  }
+  for (size_t i = 2; i < 5; ++i) {
+    EXPECT_TRUE(tpe[i].drawn_later);
+    EXPECT_EQ(tpe[i].name, "tpe-draw-" + std::to_string(i + 1));
+    EXPECT_TRUE(tpe[i].sets.empty());
+  }
+  // Named as assign_names names it; a name taken (by a trial or a directory) gets the values' hash.
+  Trial t;
+  t.varied = {{"optim.lr", number_value(0.00123456)}, {"model.dropout", number_value(0.5)}};
+  name_drawn_trial(t, [](const std::string&) { return false; });
+  EXPECT_EQ(t.name, "lr-0.001235_dropout-0.5");
+  name_drawn_trial(t, [](const std::string& name) { return name == "lr-0.001235_dropout-0.5"; });
+  EXPECT_EQ(t.name.rfind("lr-0.001235_dropout-0.5-", 0), 0u) << t.name;
+  EXPECT_EQ(t.name.size(), std::string("lr-0.001235_dropout-0.5-").size() + 6) << t.name;
+}
+
 TEST(SweepPlan, RandomSearchWithASeedPicksTheSameTrials) {
   const std::string params = R"(
   params:

@@ -549,6 +549,19 @@ TEST_F(SweepRunTest, TpeDrawsEachLaterTrialFromTheResultsBeforeIt) {
                               "3: use another --out directory"),
             std::string::npos)
       << reseeded.err;
+  // With the record deleted, the same draws are made again, and take new directories, not the trials' that ran.
+  std::ofstream(spec) << text;
+  fs::remove(dir_ + "/out/tpe_draws.json");
+  const Sweep redrawn = run_sweep(spec + " --out " + dir_ + "/out --json");
+  ASSERT_EQ(redrawn.status, 0) << redrawn.err;
+  const json again_draws = json::parse(read(dir_ + "/out/tpe_draws.json"))["draws"];
+  ASSERT_EQ(again_draws.size(), 2u);
+  for (size_t d = 0; d < 2; ++d) {
+    const std::string before = draws["draws"][d]["name"], now = again_draws[d]["name"];
+    EXPECT_EQ(again_draws[d]["values"], draws["draws"][d]["values"]);
+    EXPECT_EQ(now.rfind(before + "-", 0), 0u) << now;
+    EXPECT_TRUE(fs::exists(trial(now) + "/result.json")) << now;
+  }
 }
 
 TEST_F(SweepRunTest, TrialsRunningAtOnceGetAGpuOfThePoolEach) {
