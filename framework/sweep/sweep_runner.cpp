@@ -381,7 +381,9 @@ class SweepRun {
     const auto refuse = [&](const std::string& why) {
       LUONG_FAIL(draws_path(), ": ", why, ": use another --out directory, or delete it to draw the TPE trials again");
     };
-    if (!j.is_object() || !j.contains("draws") || !j["draws"].is_array()) refuse("not a record of TPE draws");
+    if (!j.is_object() || !j.contains("draws") || !j["draws"].is_array() || !j.contains("seed") ||
+        !j["seed"].is_number_unsigned() || !j.contains("startup") || !j["startup"].is_number_integer())
+      refuse("not a record of TPE draws");
     const uint64_t seed = j.value("seed", uint64_t{0});
     const int64_t startup = j.value("startup", int64_t{0});
     // The default startup follows random.samples: a sweep given more samples keeps its draws by saying the old one.
@@ -390,6 +392,17 @@ class SweepRun {
                  spec_.random_seed, " and ", spec_.tpe_startup,
                  seed == spec_.random_seed ? str(" (set random.startup: ", startup, " to continue them)") : ""));
     for (const json& d : j["draws"]) {
+      // Written by write_draws; anything else (an edited or cut file) is said, not read as far as it goes.
+      const auto shaped = [](const json& x) {
+        if (!x.is_object() || !x.contains("trial") || !x["trial"].is_number_unsigned() || !x.contains("name") ||
+            !x["name"].is_string() || !x.contains("values") || !x["values"].is_array())
+          return false;
+        return std::all_of(x["values"].begin(), x["values"].end(), [](const json& v) {
+          return v.is_object() && v.contains("key") && v["key"].is_string() && v.contains("yaml") &&
+                 v["yaml"].is_string() && v.contains("label") && v["label"].is_string();
+        });
+      };
+      if (!shaped(d)) refuse(str("not a record of TPE draws (", json_text(d), ")"));
       const size_t i = d.value("trial", size_t{0}) - 1;
       if (i >= trials_.size()) continue;  // a sweep since cut to fewer samples: that trial is not in it now
       if (!trials_[i].drawn_later) refuse(str("trial ", i + 1, " drawn twice"));

@@ -562,6 +562,18 @@ TEST_F(SweepRunTest, TpeDrawsEachLaterTrialFromTheResultsBeforeIt) {
     EXPECT_EQ(now.rfind(before + "-", 0), 0u) << now;
     EXPECT_TRUE(fs::exists(trial(now) + "/result.json")) << now;
   }
+  // A record that is not what the sweep writes is said, naming the file.
+  for (const std::string bad :
+       {"{\"seed\": 3, \"startup\": 3, \"draws\": [7]}", "[1, 2]", "{\"seed\": \"3\"",
+        "{\"seed\": 3, \"startup\": 3, \"draws\": [{\"trial\": 4, \"name\": \"a\", \"values\": [1]}]}"}) {
+    std::ofstream(dir_ + "/out/tpe_draws.json") << bad;
+    const Sweep refused = run_sweep(spec + " --out " + dir_ + "/out");
+    EXPECT_EQ(refused.status, 1) << bad;
+    EXPECT_NE(refused.err.find("luong: error: " + dir_ + "/out/tpe_draws.json: not a record of TPE draws"),
+              std::string::npos)
+        << bad << "\n"
+        << refused.err;
+  }
 }
 
 TEST_F(SweepRunTest, TrialsRunningAtOnceGetAGpuOfThePoolEach) {
