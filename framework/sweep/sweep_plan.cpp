@@ -1,7 +1,9 @@
 #include "framework/sweep/sweep_plan.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -34,6 +36,14 @@ std::string short_hash(const std::vector<std::string>& sets) {
   char buf[17];
   std::snprintf(buf, sizeof buf, "%06llx", static_cast<unsigned long long>(h & 0xffffff));
   return buf;
+}
+
+// Of the varied values only (not the fixed overrides), so a name does not change when the spec's fixed overrides
+// do; the sweep detects that case from the recorded settings instead.
+std::string values_hash(const Trial& t) {
+  std::vector<std::string> values;
+  for (const auto& a : t.varied) values.push_back(a.key + "=" + a.value.yaml);
+  return short_hash(values);
 }
 
 std::string last_part(const std::string& key) {
@@ -113,8 +123,7 @@ std::vector<Trial> plan_trials(const SweepSpec& spec) {
       Trial t;
       t.varied = c;
       t.varied.insert(t.varied.end(), r.begin(), r.end());
-      for (const auto& a : spec.overrides) t.sets.push_back(a.key + "=" + a.value.yaml);
-      for (const auto& a : t.varied) t.sets.push_back(a.key + "=" + a.value.yaml);
+      t.sets = trial_sets(spec, t.varied);
       if (seen.insert(t.sets).second) trials.push_back(std::move(t));
     }
   assign_names(trials);
@@ -131,10 +140,22 @@ void name_drawn_trial(Trial& t, const std::function<bool(const std::string&)>& t
   std::vector<Trial> one{t};
   assign_names(one);
   t.name = one.front().name;
-  if (!taken(t.name)) return;
-  std::vector<std::string> values;
-  for (const auto& a : t.varied) values.push_back(a.key + "=" + a.value.yaml);
-  t.name.append("-").append(short_hash(values));
+  if (taken(t.name)) t.name.append("-").append(values_hash(t));
+}
+
+std::vector<std::string> trial_sets(const SweepSpec& spec, const std::vector<Assignment>& varied) {
+  std::vector<std::string> sets;
+  for (const auto& a : spec.overrides) sets.push_back(a.key + "=" + a.value.yaml);
+  for (const auto& a : varied) sets.push_back(a.key + "=" + a.value.yaml);
+  return sets;
+}
+
+bool value_allowed(const RandomParam& p, const std::string& yaml) {
+  if (p.dist == Distribution::choice)
+    return std::any_of(p.choices.begin(), p.choices.end(), [&](const ParamValue& c) { return c.yaml == yaml; });
+  char* end = nullptr;
+  const double v = std::strtod(yaml.c_str(), &end);
+  return end != yaml.c_str() && *end == '\0' && v >= p.lo && v <= p.hi;  // NaN fails the bounds
 }
 
 void assign_names(std::vector<Trial>& trials) {
@@ -156,11 +177,7 @@ void assign_names(std::vector<Trial>& trials) {
     ++count[t.name];
   }
   for (auto& t : trials) {
-    // Varied values are part of the hash (not the fixed overrides), so a name does not change when
-    // the spec's fixed overrides do; the sweep detects that case from the recorded settings instead.
-    std::vector<std::string> values;
-    for (const auto& a : t.varied) values.push_back(a.key + "=" + a.value.yaml);
-    if (count[t.name] > 1 || t.name.size() == kMaxNameLength) t.name.append("-").append(short_hash(values));
+    if (count[t.name] > 1 || t.name.size() == kMaxNameLength) t.name.append("-").append(values_hash(t));
   }
 }
 

@@ -32,6 +32,13 @@ ParamValue draw_value(const RandomParam& p, Generator& g);
 // lo + (hi - lo) u, loguniform exp(log lo + (log hi - log lo) u), choice a uniform index.
 std::vector<std::vector<Assignment>> sample_random(const SweepSpec& spec);
 
+// A trial's `luong train --set` list: the fixed overrides, then its varied values.
+std::vector<std::string> trial_sets(const SweepSpec& spec, const std::vector<Assignment>& varied);
+
+// Whether `yaml` is a value the parameter's distribution can give: one of a choice's values, or a number within a
+// uniform or loguniform parameter's bounds.
+bool value_allowed(const RandomParam& p, const std::string& yaml);
+
 // All trials: each grid combination (last axis fastest) combined with each random sample; identical
 // override sets are kept once. A spec without grid and random gives one trial named "base".
 std::vector<Trial> plan_trials(const SweepSpec& spec);

@@ -325,7 +325,7 @@ class SweepRun {
     Trial& t = trials_[i];
     t.varied = tpe_draw(spec_.random_params, ranked, spec_.random_seed, i);
     t.drawn_later = false;
-    t.sets = sets_of(t.varied);
+    t.sets = trial_sets(spec_, t.varied);
     // A directory of that name holds another trial (of a sweep that drew other values into this --out).
     name_drawn_trial(t, [&](const std::string& name) {
       std::error_code ec;
@@ -346,14 +346,6 @@ class SweepRun {
                   liars > 0 ? str(" and ", liars, " running trial(s) counted as the worst") : std::string(),
                   " (the best ", tpe_below_count(ranked.size()), " against the rest)"));
     return prepare(i);
-  }
-
-  // The fixed overrides, then the varied keys: a trial's --set list.
-  std::vector<std::string> sets_of(const std::vector<Assignment>& varied) const {
-    std::vector<std::string> sets;
-    for (const auto& a : spec_.overrides) sets.push_back(a.key + "=" + a.value.yaml);
-    for (const auto& a : varied) sets.push_back(a.key + "=" + a.value.yaml);
-    return sets;
   }
 
   static json values_json(const std::vector<Assignment>& varied) {
@@ -415,7 +407,7 @@ class SweepRun {
       if (name.empty() || name[0] == '.' || name.find('/') != std::string::npos)
         refuse(str("trial ", i + 1, "'s name '", name, "' is not a directory name the sweep gives"));
       Trial& t = trials_[i];
-      t.varied = varied, t.drawn_later = false, t.sets = sets_of(varied), t.name = name;
+      t.varied = varied, t.drawn_later = false, t.sets = trial_sets(spec_, varied), t.name = name;
       results_[i].name = t.name, results_[i].varied = t.varied, results_[i].sets = t.sets;
       draws_.push_back(d);
     }
@@ -424,19 +416,9 @@ class SweepRun {
   // The spec's random parameters, in order, each with a value its distribution can give.
   bool allowed_by_spec(const std::vector<Assignment>& varied) const {
     if (varied.size() != spec_.random_params.size()) return false;
-    for (size_t k = 0; k < varied.size(); ++k) {
-      const RandomParam& p = spec_.random_params[k];
-      const std::string& y = varied[k].value.yaml;
-      if (varied[k].key != p.key) return false;
-      if (p.dist == Distribution::choice) {
-        if (std::none_of(p.choices.begin(), p.choices.end(), [&](const ParamValue& c) { return c.yaml == y; }))
-          return false;
-        continue;
-      }
-      char* end = nullptr;
-      const double v = std::strtod(y.c_str(), &end);
-      if (end == y.c_str() || *end != '\0' || !(v >= p.lo && v <= p.hi)) return false;
-    }
+    for (size_t k = 0; k < varied.size(); ++k)
+      if (varied[k].key != spec_.random_params[k].key || !value_allowed(spec_.random_params[k], varied[k].value.yaml))
+        return false;
     return true;
   }
 

@@ -105,11 +105,8 @@ double to_space(const RandomParam& p, double v) { return p.dist == Distribution:
 
 std::vector<double> numbers(const RandomParam& p, const std::vector<std::string>& yaml) {
   std::vector<double> out;
-  for (const auto& y : yaml) {
-    char* end = nullptr;
-    const double v = std::strtod(y.c_str(), &end);
-    if (end != y.c_str() && *end == '\0' && std::isfinite(v) && v >= p.lo && v <= p.hi) out.push_back(to_space(p, v));
-  }
+  for (const auto& y : yaml)
+    if (value_allowed(p, y)) out.push_back(to_space(p, std::strtod(y.c_str(), nullptr)));
   return out;
 }
 
